@@ -1,0 +1,1 @@
+"""hallmon.workers"""
