@@ -1,0 +1,20 @@
+"""The `hallmon` command line. Each command group lives in its own module and registers here."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="hallmon",
+    help="Watches streaming AI agents for hallucinations and session fatigue.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _register() -> None:
+    # Imported for their side effect of adding commands to `app`; one line per module.
+    from hallmon.cli import topics  # noqa: F401
+
+
+_register()
