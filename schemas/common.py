@@ -1,0 +1,87 @@
+"""Shared building blocks of hallmon's contracts: versions, limits, base model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
+
+SCHEMA_VERSION = "1.0"
+"""Major.minor of the wire contract. A reader accepts any minor of its major."""
+
+SUPPORTED_MAJOR = "1"
+
+
+class Limits(BaseModel):
+    """Size limits that are part of the contract. Over-limit input is a validation error.
+
+    Configure through the settings object (`HALLMON_LIMITS__MAX_TEXT_CHARS`, ...) and pass to
+    validation as `context={"limits": limits}`; without a context the defaults apply.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    max_text_chars: int = Field(200_000, gt=0, description="Longest text of one event or item")
+    max_context_items: int = Field(256, gt=0, description="Most context items in one answer")
+    max_answer_chars: int = Field(50_000, gt=0, description="Longest assembled answer")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def limits_from(info: ValidationInfo) -> Limits:
+    ctx = info.context
+    if isinstance(ctx, dict):
+        limits = ctx.get("limits")
+        if isinstance(limits, Limits):
+            return limits
+    return DEFAULT_LIMITS
+
+
+def check_text_limit(value: str, info: ValidationInfo, limit_name: str = "max_text_chars") -> str:
+    limit: int = getattr(limits_from(info), limit_name)
+    if len(value) > limit:
+        raise ValueError(
+            f"field '{info.field_name}' is {len(value)} characters, over the limit {limit_name}="
+            f"{limit}; split the text into several events or raise HALLMON_LIMITS__"
+            f"{limit_name.upper()}"
+        )
+    return value
+
+
+def check_version(value: str) -> str:
+    major = value.split(".", 1)[0]
+    if major != SUPPORTED_MAJOR:
+        raise ValueError(
+            f"schema_version '{value}' is not supported: this hallmon reads major version "
+            f"{SUPPORTED_MAJOR} (e.g. '{SCHEMA_VERSION}'); upgrade hallmon or the producer"
+        )
+    return value
+
+
+def _limited(limit_name: str) -> Callable[[str, ValidationInfo], str]:
+    def validate(value: str, info: ValidationInfo) -> str:
+        return check_text_limit(value, info, limit_name)
+
+    return validate
+
+
+EventText = Annotated[str, AfterValidator(_limited("max_text_chars"))]
+"""Text of one event or context item, bounded by `max_text_chars`."""
+AnswerText = Annotated[str, AfterValidator(_limited("max_answer_chars"))]
+"""An answer or a chunk of one, bounded by `max_answer_chars`."""
+Version = Annotated[str, AfterValidator(check_version)]
+
+
+class Contract(BaseModel):
+    """Base of every wire model.
+
+    Unknown fields are ignored (a tolerant reader), so a producer on a newer minor version that
+    adds a field is still read; missing or mistyped required fields are errors.
+    """
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    def dump_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=False)

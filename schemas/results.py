@@ -1,0 +1,185 @@
+"""What verification produces: claims, evidence, verdicts, and the verdict event."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from hallmon.schemas.common import SCHEMA_VERSION, Contract, Version
+
+ClaimType = Literal[
+    "fact", "number", "quote", "causal", "code", "plan", "commitment", "action", "system_state"
+]
+Severity = Literal["low", "medium", "high"]
+ClaimStatus = Literal["supported", "contradicted", "not_found", "unclear"]
+SourceKind = Literal["user_input", "document", "tool_result", "memory"]
+State = Literal["checked", "unavailable", "not_applicable"]
+UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_incomplete"]
+Action = Literal["allow", "warn", "block"]
+SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
+CheckName = Literal["number", "quote", "citation", "action", "system_state", "commitment"]
+
+ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"
+
+
+class Span(Contract):
+    """Character offsets [start, end) into a text."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Span:
+        if self.end < self.start:
+            raise ValueError(f"span end {self.end} is before its start {self.start}")
+        return self
+
+
+class Claim(Contract):
+    id: str
+    text: str
+    span: Span
+    type: ClaimType = "fact"
+    severity: Severity = "medium"
+
+
+class SkippedSegment(Contract):
+    """A part of the answer that is not a claim, and why (greeting, politeness, question)."""
+
+    text: str
+    span: Span
+    reason: SkipReason
+
+
+class NLIScores(Contract):
+    entailment: float = Field(ge=0.0, le=1.0)
+    neutral: float = Field(ge=0.0, le=1.0)
+    contradiction: float = Field(ge=0.0, le=1.0)
+
+
+class Source(Contract):
+    """One item of context, addressed by its content hash so evidence points at exact bytes."""
+
+    source_id: str
+    kind: SourceKind
+    text: str
+    trust: float | None = None
+    locator: str | None = None
+    content_hash: str = ""
+
+    @model_validator(mode="after")
+    def _hash(self) -> Source:
+        if not self.content_hash:
+            self.content_hash = content_hash(self.text)
+        return self
+
+
+def content_hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Evidence(Contract):
+    source_id: str
+    kind: SourceKind
+    content_hash: str = Field(description="sha256 of the whole source's UTF-8 bytes")
+    text: str = Field(description="The exact passage, a slice of the source text")
+    span: Span = Field(description="Where the passage sits in the source text")
+    trust: float | None = None
+    retrieval_score: float | None = None
+    nli: NLIScores | None = None
+
+
+class CheckResult(Contract):
+    """A deterministic check: passed True/False, or None when it did not apply."""
+
+    name: CheckName
+    passed: bool | None
+    detail: str
+
+
+class ClaimVerdict(Contract):
+    claim: Claim
+    status: ClaimStatus
+    confidence: float = Field(ge=0.0, le=1.0)
+    evidence: list[Evidence] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
+    reason: str
+
+
+class ClaimCounts(Contract):
+    total: int = 0
+    supported: int = 0
+    contradicted: int = 0
+    not_found: int = 0
+    unclear: int = 0
+    skipped: int = 0
+
+    @property
+    def unsupported(self) -> int:
+        """Claims not backed by the context: contradicted, not found or unclear."""
+        return self.contradicted + self.not_found + self.unclear
+
+    @classmethod
+    def of(cls, verdicts: list[ClaimVerdict], skipped: int = 0) -> ClaimCounts:
+        counts = cls(total=len(verdicts), skipped=skipped)
+        for v in verdicts:
+            setattr(counts, v.status, getattr(counts, v.status) + 1)
+        return counts
+
+
+class MonitorResult(Contract):
+    """The transport-free outcome of verifying one answer."""
+
+    state: State
+    unavailable_reason: UnavailableReason | None = None
+    error: str | None = Field(None, description="What failed, when state is evaluation_failed")
+    risk: float = Field(0.0, ge=0.0, le=1.0)
+    action: Action = "allow"
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+    skipped: list[SkippedSegment] = Field(default_factory=list)
+    counts: ClaimCounts = Field(default_factory=ClaimCounts)
+    context_size_tokens: int = Field(0, ge=0, description="Approximate tokens of context")
+    context_items: int = Field(0, ge=0)
+    language: str | None = Field(None, description="Detected script/language when not English")
+    notes: list[str] = Field(default_factory=list, description="What could not be checked")
+    model_versions: dict[str, str] = Field(default_factory=dict)
+    stage_ms: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MonitorResult:
+        if self.state == "unavailable" and self.unavailable_reason is None:
+            raise ValueError("state 'unavailable' needs an unavailable_reason")
+        if self.state != "unavailable" and self.unavailable_reason is not None:
+            raise ValueError(
+                f"unavailable_reason is only for state 'unavailable', not {self.state}"
+            )
+        return self
+
+
+class VerdictTimings(Contract):
+    stream_ended_at: datetime | None = None
+    verdict_at: datetime
+    latency_ms: float | None = Field(None, description="From stream end to verdict")
+    verification_ms: float = 0.0
+
+
+class VerdictEvent(MonitorResult):
+    """Published on `hallmon.verdicts` (key = session_id). Advice, never a gate applied."""
+
+    schema_version: Version = SCHEMA_VERSION
+    verdict_id: str
+    response_id: str
+    session_id: str
+    agent_id: str
+    model: str | None = None
+    turn: int | None = None
+    enforcement: Literal["not_enforced_streaming"] = ENFORCEMENT
+    timings: VerdictTimings
+
+
+def verdict_id_for(response_id: str) -> str:
+    """Deterministic, so a consumer can deduplicate a verdict delivered twice."""
+    return "v-" + hashlib.sha256(response_id.encode("utf-8")).hexdigest()[:24]
