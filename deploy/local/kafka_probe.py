@@ -20,7 +20,9 @@ METADATA_VERSION = 4
 
 def _request(correlation_id: int) -> bytes:
     client_id = b"hallmon-probe"
-    header = struct.pack(">hhih", METADATA_API_KEY, METADATA_VERSION, correlation_id, len(client_id))
+    header = struct.pack(
+        ">hhih", METADATA_API_KEY, METADATA_VERSION, correlation_id, len(client_id)
+    )
     # topics = null (all topics), allow_auto_topic_creation = false
     body = struct.pack(">i?", -1, False)
     payload = header + client_id + body

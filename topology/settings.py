@@ -1,0 +1,340 @@
+"""hallmon's one settings object, read from `HALLMON_*` environment variables.
+
+Each concern is a nested group, reached as `settings.kafka`, `settings.topics`, `settings.redis`,
+`settings.otel`; a group's fields are set as `HALLMON_<GROUP>__<FIELD>`, e.g.
+`HALLMON_KAFKA__BOOTSTRAP_SERVERS=broker-1:9092,broker-2:9092`. Defaults run against the local
+services that `deploy/local/services.sh` starts.
+
+To add a group: define a `BaseModel` subclass with defaults for every field and add it as a field
+of `HallmonSettings`; environment parsing, validation and the unknown-variable check follow.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "HALLMON_"
+ENV_NESTED_DELIMITER = "__"
+
+SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI"]
+
+# confluent-kafka accepts str, int, float, bool and callables as config values.
+KafkaConfig = dict[str, str | int | float | bool]
+
+
+def env_name(group: str, field: str) -> str:
+    """The environment variable that sets `settings.<group>.<field>`."""
+    return f"{ENV_PREFIX}{group.upper()}{ENV_NESTED_DELIMITER}{field.upper()}"
+
+
+class _Group(BaseModel):
+    # A misspelt key in a JSON value (HALLMON_KAFKA='{"bootstrap_server": ...}') is an error,
+    # not a silently ignored setting.
+    # Inputs stay out of error messages: they can hold passwords.
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
+
+
+class KafkaSettings(_Group):
+    """How to reach the Kafka cluster (`HALLMON_KAFKA__*`)."""
+
+    bootstrap_servers: str = Field(
+        default="127.0.0.1:9092",
+        description="Comma-separated host:port list of brokers to bootstrap from.",
+    )
+    client_id: str = Field(default="hallmon", description="Client id the brokers see in logs.")
+    security_protocol: SecurityProtocol = Field(
+        default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL."
+    )
+    sasl_mechanism: SaslMechanism | None = Field(
+        default=None,
+        description="SASL mechanism; PLAIN when a SASL protocol is chosen and this is unset.",
+    )
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = None
+    ssl_ca_location: Path | None = Field(
+        default=None, description="CA bundle (PEM) to verify the brokers; system CAs when unset."
+    )
+    ssl_certificate_location: Path | None = Field(
+        default=None, description="Client certificate (PEM) for mutual TLS."
+    )
+    ssl_key_location: Path | None = Field(
+        default=None, description="Client private key (PEM) for mutual TLS."
+    )
+    ssl_key_password: SecretStr | None = None
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _check_bootstrap(cls, value: str) -> str:
+        servers = [s.strip() for s in value.split(",") if s.strip()]
+        bad = [
+            s for s in servers if s.rpartition(":")[0] == "" or not s.rpartition(":")[2].isdigit()
+        ]
+        if not servers or bad:
+            raise ValueError(
+                f"{env_name('kafka', 'bootstrap_servers')}={value!r}: expected a comma-separated "
+                f"list of host:port, e.g. 127.0.0.1:9092 (bad entries: {bad or 'none given'})"
+            )
+        return ",".join(servers)
+
+    @model_validator(mode="after")
+    def _check_security(self) -> Self:
+        uses_sasl = self.security_protocol.startswith("SASL_")
+        uses_ssl = self.security_protocol.endswith("SSL")
+        proto = f"{env_name('kafka', 'security_protocol')}={self.security_protocol}"
+        if not uses_sasl:
+            for field in ("sasl_mechanism", "sasl_username", "sasl_password"):
+                if getattr(self, field) is not None:
+                    raise ValueError(
+                        f"{env_name('kafka', field)} is set but {proto} does not use SASL: "
+                        "set the protocol to SASL_PLAINTEXT or SASL_SSL, or unset the variable"
+                    )
+        if not uses_ssl:
+            for field in (
+                "ssl_ca_location",
+                "ssl_certificate_location",
+                "ssl_key_location",
+                "ssl_key_password",
+            ):
+                if getattr(self, field) is not None:
+                    raise ValueError(
+                        f"{env_name('kafka', field)} is set but {proto} does not use TLS: "
+                        "set the protocol to SSL or SASL_SSL, or unset the variable"
+                    )
+        mechanism = self.effective_sasl_mechanism
+        if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
+            for field in ("sasl_username", "sasl_password"):
+                if getattr(self, field) is None:
+                    raise ValueError(
+                        f"{env_name('kafka', field)} is required with {proto} and SASL "
+                        f"mechanism {mechanism}"
+                    )
+        if (self.ssl_certificate_location is None) != (self.ssl_key_location is None):
+            raise ValueError(
+                f"mutual TLS needs both {env_name('kafka', 'ssl_certificate_location')} and "
+                f"{env_name('kafka', 'ssl_key_location')}; only one is set"
+            )
+        for field in ("ssl_ca_location", "ssl_certificate_location", "ssl_key_location"):
+            path: Path | None = getattr(self, field)
+            if path is not None and not path.is_file():
+                raise ValueError(f"{env_name('kafka', field)}={path}: no such file")
+        return self
+
+    @property
+    def effective_sasl_mechanism(self) -> SaslMechanism | None:
+        if not self.security_protocol.startswith("SASL_"):
+            return None
+        return self.sasl_mechanism or "PLAIN"
+
+    def client_config(self) -> KafkaConfig:
+        """The confluent-kafka (librdkafka) configuration common to producers, consumers, admin."""
+        config: KafkaConfig = {
+            "bootstrap.servers": self.bootstrap_servers,
+            "client.id": self.client_id,
+            "security.protocol": self.security_protocol,
+        }
+        mechanism = self.effective_sasl_mechanism
+        if mechanism is not None:
+            config["sasl.mechanism"] = mechanism
+            if self.sasl_username is not None:
+                config["sasl.username"] = self.sasl_username
+            if self.sasl_password is not None:
+                config["sasl.password"] = self.sasl_password.get_secret_value()
+        optional: dict[str, Path | SecretStr | None] = {
+            "ssl.ca.location": self.ssl_ca_location,
+            "ssl.certificate.location": self.ssl_certificate_location,
+            "ssl.key.location": self.ssl_key_location,
+            "ssl.key.password": self.ssl_key_password,
+        }
+        for key, value in optional.items():
+            if isinstance(value, SecretStr):
+                config[key] = value.get_secret_value()
+            elif value is not None:
+                config[key] = str(value)
+        return config
+
+
+TOPIC_ROLES = ("traces", "responses", "verdicts", "fatigue", "dlq")
+
+
+class TopicNames(_Group):
+    """The one place that knows topic names (`HALLMON_TOPICS__*`).
+
+    `prefix` is prepended to every name (e.g. `staging.` on a shared cluster, or a unique prefix
+    per test run), so `settings.topics.traces` is always the full name to use.
+    """
+
+    prefix: str = Field(default="", description="Prepended to every topic name.")
+    traces: str = Field(default="agent.traces", description="Input: agents' trace events.")
+    responses: str = Field(default="hallmon.responses", description="Assembled responses.")
+    verdicts: str = Field(default="hallmon.verdicts", description="Verdicts (advice, not gates).")
+    fatigue: str = Field(default="hallmon.fatigue", description="Session fatigue alerts.")
+    dlq: str = Field(default="hallmon.dlq", description="Dead letters: reason + original bytes.")
+    replication_factor: int = Field(
+        default=1, ge=1, description="Replicas per partition when hallmon creates its topics."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apply_prefix(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or not data.get("prefix"):
+            return data
+        prefix = str(data["prefix"])
+        resolved = dict(data)
+        for role in TOPIC_ROLES:
+            name = str(data.get(role, cls.model_fields[role].default))
+            # startswith keeps this idempotent when a resolved model is validated again.
+            resolved[role] = name if name.startswith(prefix) else prefix + name
+        return resolved
+
+    @model_validator(mode="after")
+    def _check_names(self) -> Self:
+        for role in TOPIC_ROLES:
+            name: str = getattr(self, role)
+            legal = all(c.isalnum() or c in "._-" for c in name)
+            if not name or len(name) > 249 or not legal or name in (".", ".."):
+                raise ValueError(
+                    f"{env_name('topics', role)}: {name!r} is not a legal Kafka topic name "
+                    "(1-249 characters from a-z A-Z 0-9 . _ -)"
+                )
+        names = [getattr(self, role) for role in TOPIC_ROLES]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{ENV_PREFIX}TOPICS__*: two roles share one topic name: {names}")
+        return self
+
+    def by_role(self) -> dict[str, str]:
+        return {role: getattr(self, role) for role in TOPIC_ROLES}
+
+
+class RedisSettings(_Group):
+    """How to reach Redis (`HALLMON_REDIS__*`)."""
+
+    url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        description="redis://[user:password@]host:port/db; rediss:// for TLS.",
+    )
+    password: SecretStr | None = Field(
+        default=None, description="Password, if it is kept out of the URL."
+    )
+    ssl_ca_certs: Path | None = Field(
+        default=None, description="CA bundle (PEM) to verify a rediss:// server."
+    )
+    socket_timeout_s: float = Field(default=5.0, gt=0)
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(
+                f"{env_name('redis', 'url')}: scheme {parts.scheme!r} is not supported; use "
+                "redis:// (plain), rediss:// (TLS) or unix://"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_tls(self) -> Self:
+        if self.ssl_ca_certs is not None and urlsplit(self.url).scheme != "rediss":
+            raise ValueError(
+                f"{env_name('redis', 'ssl_ca_certs')} is set but {env_name('redis', 'url')} "
+                "does not use TLS: use a rediss:// URL or unset the variable"
+            )
+        return self
+
+    @property
+    def uses_tls(self) -> bool:
+        return urlsplit(self.url).scheme == "rediss"
+
+    def redacted_url(self) -> str:
+        """The URL with any password replaced, for logs and error messages."""
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `redis.Redis.from_url(settings.redis.url, **kwargs)`."""
+        kwargs: dict[str, Any] = {
+            "socket_timeout": self.socket_timeout_s,
+            "socket_connect_timeout": self.socket_timeout_s,
+        }
+        if self.password is not None:
+            kwargs["password"] = self.password.get_secret_value()
+        if self.ssl_ca_certs is not None:
+            kwargs["ssl_ca_certs"] = str(self.ssl_ca_certs)
+        return kwargs
+
+
+class OtelSettings(_Group):
+    """OpenTelemetry export (`HALLMON_OTEL__*`); nothing is exported while the endpoint is unset."""
+
+    exporter_endpoint: str | None = Field(
+        default=None, description="OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318."
+    )
+    service_name: str = "hallmon"
+
+
+class HallmonSettings(BaseSettings):
+    """All of hallmon's configuration. Build it with `get_settings()`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_NESTED_DELIMITER,
+        case_sensitive=False,
+        frozen=True,
+        hide_input_in_errors=True,
+    )
+
+    kafka: KafkaSettings = KafkaSettings()
+    topics: TopicNames = TopicNames()
+    redis: RedisSettings = RedisSettings()
+    otel: OtelSettings = OtelSettings()
+
+    @model_validator(mode="after")
+    def _reject_unknown_env(self) -> Self:
+        unknown = unknown_env_vars(os.environ, type(self))
+        if unknown:
+            raise ValueError(
+                f"unknown setting(s) {', '.join(unknown)}: check the spelling against the "
+                "configuration table in README.md, or unset them"
+            )
+        return self
+
+
+def unknown_env_vars(environ: Mapping[str, str], model: type[BaseSettings]) -> list[str]:
+    """`HALLMON_<GROUP>__<FIELD>` variables that name no group or field (typos would be ignored).
+
+    Variables without the nested delimiter (e.g. `HALLMON_LOCAL_KAFKA_PORT`, read by the local
+    service scripts) are not settings and are left alone.
+    """
+    unknown = []
+    for key in environ:
+        upper = key.upper()
+        if not upper.startswith(ENV_PREFIX) or ENV_NESTED_DELIMITER not in upper:
+            continue
+        group, _, rest = upper[len(ENV_PREFIX) :].partition(ENV_NESTED_DELIMITER)
+        field = rest.split(ENV_NESTED_DELIMITER, 1)[0]
+        group_field = model.model_fields.get(group.lower())
+        annotation = group_field.annotation if group_field is not None else None
+        is_group = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        if not is_group or field.lower() not in annotation.model_fields:  # type: ignore[union-attr]
+            unknown.append(key)
+    return sorted(unknown)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> HallmonSettings:
+    """The process-wide settings, read from the environment once.
+
+    Tests that change the environment call `get_settings.cache_clear()`.
+    """
+    return HallmonSettings()
