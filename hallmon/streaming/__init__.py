@@ -1,0 +1,1 @@
+"""The transport: faust agents, Redis, dead letters, telemetry around the transport-free stages."""
