@@ -69,6 +69,12 @@ class Source(Contract):
     trust: float | None = None
     locator: str | None = None
     content_hash: str = ""
+    derived_from: str | None = Field(
+        None,
+        description="content_hash of the text the producer sent, when `text` is hallmon's "
+        "rendering of it (a JSON record rendered as sentences); `content_hash` and evidence "
+        "spans refer to `text`",
+    )
 
     @model_validator(mode="after")
     def _hash(self) -> Source:
@@ -90,6 +96,11 @@ class Evidence(Contract):
     trust: float | None = None
     retrieval_score: float | None = None
     nli: NLIScores | None = None
+    derived_from: str | None = Field(
+        None,
+        description="content_hash of the producer's original text when the source text is "
+        "hallmon's rendering of it (see Source.derived_from)",
+    )
 
 
 class CheckResult(Contract):
