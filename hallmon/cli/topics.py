@@ -23,9 +23,15 @@ from hallmon.topology.topics import (
 topics_app = typer.Typer(help="Create and list hallmon's Kafka topics.", no_args_is_help=True)
 app.add_typer(topics_app, name="topics")
 
-# Outside a terminal (CI logs, pipes) rich would assume 80 columns and fold the topic names.
-console = Console() if Console().is_terminal else Console(width=160)
-err_console = Console(stderr=True)
+
+def _console(stderr: bool = False) -> Console:
+    # Outside a terminal (CI logs, pipes) rich would assume 80 columns and fold the topic names.
+    console = Console(stderr=stderr)
+    return console if console.is_terminal else Console(stderr=stderr, width=160)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 TimeoutOption = Annotated[
     float, typer.Option("--timeout", help="Seconds to wait for the brokers.", min=1.0)
