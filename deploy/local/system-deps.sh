@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the system packages the local services and the virtualenv need, when missing:
+# a JDK (Kafka), Maven (fetches Kafka's jars), redis-server, python3-venv.
+# Does nothing, quickly, on a machine that has them all.
+set -euo pipefail
+
+missing=()
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null || missing+=(maven)
+command -v make >/dev/null || missing+=(make)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+
+if ((${#missing[@]})); then
+  [[ "$(id -u)" == 0 ]] || { echo "system-deps: missing ${missing[*]}; install them (as root: apt-get install -y ${missing[*]})" >&2; exit 1; }
+  echo "system-deps: installing ${missing[*]} with apt-get"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# redis.sh knows how to install redis-server without Debian starting its own daemon.
+"$(dirname "${BASH_SOURCE[0]}")/redis.sh" install
