@@ -283,6 +283,75 @@ class OtelSettings(_Group):
     service_name: str = "hallmon"
 
 
+class AssemblerSettings(_Group):
+    """The assembler of streamed answers (`HALLMON_ASSEMBLER__*`)."""
+
+    app_id: str = Field(
+        default="hallmon-assembler",
+        description="faust app id: the consumer group on the traces topic and the table's prefix.",
+    )
+    stream_timeout_s: float = Field(
+        default=30.0, gt=0, description="An open stream with no event for this long is closed."
+    )
+    max_open_streams: int = Field(default=10_000, gt=0, description="Open streams per worker.")
+    max_stream_chars: int = Field(default=50_000, gt=0, description="Answer characters a stream.")
+    max_stream_events: int = Field(default=4_096, gt=0, description="Events (deltas + context).")
+    closed_retention_s: float = Field(
+        default=900.0, gt=0, description="How long a closed stream's tombstone stops late events."
+    )
+    scan_interval_s: float = Field(default=1.0, gt=0, description="Timeout scan period.")
+
+
+class VerifierWorkerSettings(_Group):
+    """The verifier agent (`HALLMON_VERIFIER_WORKER__*`)."""
+
+    app_id: str = Field(
+        default="hallmon-verifier", description="faust app id: the consumer group on responses."
+    )
+    concurrency: int = Field(default=16, ge=1, description="Answers verified at once per worker.")
+    max_batch_pairs: int = Field(default=64, ge=1, description="NLI pairs per model call.")
+    max_wait_ms: float = Field(default=5.0, ge=0, description="Wait to fill an NLI batch.")
+    max_pending_pairs: int = Field(
+        default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
+    )
+    max_concurrent_batches: int = Field(default=1, ge=1, description="Model calls at once.")
+    model_path: Path | None = Field(
+        default=None, description="NLI model directory; the shipped model when unset."
+    )
+    intra_op_threads: int | None = Field(
+        default=None, ge=1, description="onnxruntime threads per model call; all cores when unset."
+    )
+
+
+class FatigueSettings(_Group):
+    """Session fatigue in Redis (`HALLMON_FATIGUE__*`)."""
+
+    ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Fatigue keys expire after this.")
+    max_series: int = Field(default=200, gt=0, description="Answers kept per session series.")
+    window: int = Field(default=8, ge=2, description="Recent answers the trend is computed over.")
+    min_points: int = Field(default=4, ge=2, description="Fewest recent answers for a trend.")
+    recent_rate: float = Field(default=0.5, gt=0, description="Recent unsupported rate alert.")
+    turn_slope: float = Field(default=0.05, gt=0, description="Rate rise per turn alert.")
+    context_slope: float = Field(default=0.05, gt=0, description="Rate rise per 1k tokens alert.")
+    rearm_fraction: float = Field(default=0.8, gt=0, le=1, description="Re-arm below this share.")
+    turn_ranges: tuple[int, ...] = Field(
+        default=(0, 5, 10, 20, 40), description="Fleet bucket edges by turn (JSON list)."
+    )
+    context_ranges: tuple[int, ...] = Field(
+        default=(0, 2_000, 8_000, 32_000, 128_000),
+        description="Fleet bucket edges by context tokens (JSON list).",
+    )
+    key_prefix: str = Field(default="hallmon", min_length=1, description="Redis key prefix.")
+
+
+class LimitsSettings(_Group):
+    """Contract size limits (`HALLMON_LIMITS__*`); see `hallmon.schemas.Limits`."""
+
+    max_text_chars: int = Field(default=200_000, gt=0)
+    max_context_items: int = Field(default=256, gt=0)
+    max_answer_chars: int = Field(default=50_000, gt=0)
+
+
 class HallmonSettings(BaseSettings):
     """All of hallmon's configuration. Build it with `get_settings()`."""
 
@@ -298,6 +367,10 @@ class HallmonSettings(BaseSettings):
     topics: TopicNames = TopicNames()
     redis: RedisSettings = RedisSettings()
     otel: OtelSettings = OtelSettings()
+    assembler: AssemblerSettings = AssemblerSettings()
+    verifier_worker: VerifierWorkerSettings = VerifierWorkerSettings()
+    fatigue: FatigueSettings = FatigueSettings()
+    limits: LimitsSettings = LimitsSettings()
 
     @model_validator(mode="after")
     def _reject_unknown_env(self) -> Self:
