@@ -152,10 +152,8 @@ def _blocks(text: str) -> list[tuple[BlockKind, int, str]]:
                 flush()
             if not para:
                 para_start = start
-            # Newlines inside a paragraph become spaces: pysbd treats every newline as a
-            # boundary, which would cut hard-wrapped sentences in two.
             masked = " " * marker_end + line[marker_end:]
-            para.append(masked.replace("\r", " ").replace("\n", " "))
+            para.append(masked.replace("\r", " "))
         i += 1
     flush()
     return blocks
@@ -174,7 +172,9 @@ def _starts_sentence(line: str) -> bool:
 @lru_cache(maxsize=4096)
 def _segment_block(block: str, engine: Engine, language: str) -> tuple[tuple[int, int], ...]:
     if engine == "pysbd":
-        spans = _pysbd_spans(block, language)
+        # Newlines inside a paragraph become spaces for pysbd, which treats every newline as a
+        # boundary and would cut hard-wrapped sentences in two (same length, same offsets).
+        spans = _pysbd_spans(block.replace("\n", " "), language)
         if spans is not None:
             return spans
     return _regex_spans(block)
@@ -210,10 +210,14 @@ def _pysbd_spans(block: str, language: str) -> tuple[tuple[int, int], ...] | Non
 # fmt: off
 _ABBREVIATIONS = frozenset({
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "cf", "al",
-    "fig", "figs", "no", "nos", "vol", "vols", "pp", "p", "approx", "dept", "est", "inc", "ltd",
-    "co", "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-    "dec", "mt", "ft", "rev", "gen", "gov", "sen", "rep", "u.s", "u.k", "a.m", "p.m", "ca",
-    "resp", "incl", "mio", "mrd", "bzw", "usw", "z.b",
+    "fig", "figs", "approx", "dept", "est", "inc", "ltd", "co", "corp", "jan", "feb", "mar",
+    "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mt", "ft", "rev", "gen",
+    "gov", "sen", "rep", "u.s", "u.k", "a.m", "p.m", "resp", "incl", "mio", "mrd", "bzw", "usw",
+    "z.b",
+})
+# Abbreviations only before a number ("No. 5", "p. 12", "ca. 1990"); "no." ends a sentence.
+_NUMERIC_ABBREVIATIONS = frozenset({
+    "no", "nos", "p", "pp", "vol", "vols", "ca", "art", "sec", "ch",
 })
 # fmt: on
 # A boundary candidate: terminal punctuation, closing quotes/brackets, then whitespace.
@@ -230,11 +234,18 @@ def _regex_spans(block: str) -> tuple[tuple[int, int], ...]:
         nxt = block[m.end() : m.end() + 1]
         if not nxt:
             continue
+        # A full stop at the end of a line ends a sentence whatever precedes it (rendered
+        # records, "State: CA." lines); elsewhere abbreviations and initials do not.
+        if "\n" in m.group(3) and not nxt.islower():
+            cuts.append(m.start(3))
+            continue
         if m.group(1) == ".":
             # Look back a bounded distance: scanning from 0 each time would be quadratic.
             word = _WORD_BEFORE.search(block[max(0, m.start() - 40) : m.start()])
             token = word.group(1).lower().rstrip(".") if word else ""
             if token in _ABBREVIATIONS or (len(token) == 1 and token.isalpha()):
+                continue
+            if token in _NUMERIC_ABBREVIATIONS and nxt.isdigit():
                 continue
         if nxt.islower():
             continue

@@ -1,0 +1,101 @@
+"""Word normalisation shared by retrieval, lexical support and the checks.
+
+Deliberately small and fast: it runs for every passage of every answer on the hot path.
+Lower-case, keep numbers as tokens (thousands separators removed, "%" as "percent", small
+number words as digits), drop English stopwords, strip common English suffixes so that
+"returns"/"returned"/"return" meet. CJK text has no spaces, so its characters become tokens
+one by one rather than one token per run.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["NUMBER_WORDS", "STOPWORDS", "content_tokens", "stem", "tokens"]
+
+# fmt: off
+STOPWORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at",
+    "by", "for", "with", "from", "as", "into", "onto", "about", "over", "under", "than", "so",
+    "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done",
+    "have", "has", "had", "having", "it", "its", "this", "that", "these", "those", "there",
+    "here", "i", "me", "my", "we", "our", "us", "you", "your", "he", "him", "his", "she", "her",
+    "they", "them", "their", "what", "which", "who", "whom", "whose", "when", "where", "why",
+    "how", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "also",
+    "just", "very", "too", "all", "any", "some", "such", "each", "both", "more", "most",
+    "other", "only", "own", "same", "not", "no", "nor", "s", "t", "ll", "re", "ve", "d", "m",
+    "up", "down", "out", "off", "again", "further", "once", "while", "because", "until",
+    "between", "through", "during", "before", "after", "above", "below", "yes", "it's",
+})
+NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}
+# fmt: on
+# "not"/"no" are stopwords for retrieval, where negation is noise; NLI and the checks see it.
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?")
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_PERCENT = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light English suffix stripper (no dictionary, so it is cheap and predictable)."""
+    if len(word) <= 3 or not word.isascii():
+        return word
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", ""), ("ly", "")):  # fmt: skip
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            if suffix == "es" and not word.endswith(("sses", "xes", "ches", "shes", "zes")):
+                continue
+            base = word[: len(word) - len(suffix)] + keep
+            # "cancelled" -> "cancell" -> "cancel", "stopped" -> "stop"
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]
+            return base
+    return word
+
+
+def _normalise_number(token: str) -> str:
+    if _THOUSANDS.match(token):
+        token = token.replace(",", "")
+    if "." in token and token.count(".") == 1:
+        token = token.rstrip("0").rstrip(".") if token.split(".")[1].strip("0") == "" else token
+    return token
+
+
+@lru_cache(maxsize=8192)
+def _tokens_cached(text: str, keep_stopwords: bool) -> tuple[str, ...]:
+    out: list[str] = []
+    for raw in _TOKEN.findall(_PERCENT.sub(" percent ", text.lower())):
+        if raw[0].isdigit():
+            out.append(_normalise_number(raw))
+            continue
+        if _CJK.search(raw):
+            out.extend(ch for ch in raw if not ch.isspace())
+            continue
+        if raw in NUMBER_WORDS:
+            out.append(str(NUMBER_WORDS[raw]))
+            continue
+        if not keep_stopwords and raw in STOPWORDS:
+            continue
+        out.append(stem(raw.replace("'", "")))
+    return tuple(out)
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised retrieval tokens of `text`, stopwords removed, in order."""
+    return list(_tokens_cached(text, False))
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """The set of normalised content words (and numbers) of `text`."""
+    return frozenset(_tokens_cached(text, False))
