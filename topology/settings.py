@@ -5,8 +5,9 @@ Each concern is a nested group, reached as `settings.kafka`, `settings.topics`, 
 `HALLMON_KAFKA__BOOTSTRAP_SERVERS=broker-1:9092,broker-2:9092`. Defaults run against the local
 services that `deploy/local/services.sh` starts.
 
-To add a group: define a `BaseModel` subclass with defaults for every field and add it as a field
-of `HallmonSettings`; environment parsing, validation and the unknown-variable check follow.
+To add a group: define a `BaseModel` subclass with defaults for every field and add it as a
+plain (not Optional) field of `HallmonSettings`; environment parsing, validation and the
+unknown-variable check follow.
 """
 
 from __future__ import annotations
