@@ -353,6 +353,47 @@ class LimitsSettings(_Group):
     max_answer_chars: int = Field(default=50_000, gt=0)
 
 
+class ModelSettings(_Group):
+    """The NLI model (`HALLMON_MODEL__*`); `path` is also read by `onnx_models.runtime`."""
+
+    path: Path | None = Field(
+        default=None,
+        description="NLI model directory with manifest.json; the shipped one if unset.",
+    )
+    labels: tuple[str, str, str] | None = Field(
+        default=None, description="The model's logits order, overriding the manifest (JSON list)."
+    )
+    max_length: int | None = Field(
+        default=None, ge=8, description="Token window, overriding the manifest."
+    )
+    threads: int | None = Field(
+        default=None, ge=1, description="onnxruntime intra-op threads; all cores when unset."
+    )
+
+
+class VerifierSettings(_Group):
+    """Verification itself (`HALLMON_VERIFIER__*`): the transport-free stages in workers/."""
+
+    calibration_path: Path | None = Field(
+        default=None,
+        description="Calibration file; the committed workers/calibration.json if unset.",
+    )
+    top_k: int | None = Field(
+        default=None,
+        ge=1,
+        le=32,
+        description="Passages per claim; the calibration file's if unset.",
+    )
+    max_claims: int = Field(
+        default=256, ge=1, description="Claims judged per answer; the rest are reported unclear."
+    )
+    batch_size: int = Field(default=32, ge=1, description="NLI pairs per model call in verify().")
+    unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
+        default=("warn", "block"),
+        description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",
+    )
+
+
 class HallmonSettings(BaseSettings):
     """All of hallmon's configuration. Build it with `get_settings()`."""
 
@@ -372,6 +413,8 @@ class HallmonSettings(BaseSettings):
     verifier_worker: VerifierWorkerSettings = VerifierWorkerSettings()
     fatigue: FatigueSettings = FatigueSettings()
     limits: LimitsSettings = LimitsSettings()
+    model: ModelSettings = ModelSettings()
+    verifier: VerifierSettings = VerifierSettings()
 
     @model_validator(mode="after")
     def _reject_unknown_env(self) -> Self:
