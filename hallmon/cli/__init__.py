@@ -14,7 +14,10 @@ app = typer.Typer(
 
 def _register() -> None:
     # Imported for their side effect of adding commands to `app`; one line per module.
-    from hallmon.cli import topics  # noqa: F401
+    from hallmon.cli import (
+        topics,  # noqa: F401
+        worker,  # noqa: F401
+    )
 
 
 _register()

@@ -1,0 +1,82 @@
+"""The faust app factory: one app per worker role, each its own consumer group.
+
+The assembler and the verifier are separate faust apps (ids `settings.assembler.app_id` and
+`settings.verifier_worker.app_id`) so verification scales apart from assembly; `hallmon worker`
+runs each in its own process. Tables live in memory and are rebuilt from their changelog
+topic after a crash or a rebalance.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any, Literal
+
+import faust
+
+from hallmon.topology.settings import HallmonSettings, KafkaSettings
+from hallmon.topology.topics import topic_specs
+
+Role = Literal["assembler", "verifier"]
+
+
+def broker_url(kafka: KafkaSettings) -> str:
+    return ";".join(f"kafka://{server}" for server in kafka.bootstrap_servers.split(","))
+
+
+def broker_credentials(kafka: KafkaSettings) -> Any:
+    """faust credentials matching the confluent-kafka security settings, or None."""
+    if kafka.security_protocol == "PLAINTEXT":
+        return None
+    context: ssl.SSLContext | None = None
+    if kafka.security_protocol.endswith("SSL"):
+        context = ssl.create_default_context(
+            cafile=str(kafka.ssl_ca_location) if kafka.ssl_ca_location else None
+        )
+        if kafka.ssl_certificate_location and kafka.ssl_key_location:
+            context.load_cert_chain(
+                str(kafka.ssl_certificate_location),
+                str(kafka.ssl_key_location),
+                kafka.ssl_key_password.get_secret_value() if kafka.ssl_key_password else None,
+            )
+    if kafka.security_protocol == "SSL":
+        return faust.SSLCredentials(context)
+    mechanism = kafka.effective_sasl_mechanism
+    if mechanism == "GSSAPI":
+        return faust.GSSAPICredentials(ssl_context=context)
+    return faust.SASLCredentials(
+        username=kafka.sasl_username,
+        password=kafka.sasl_password.get_secret_value() if kafka.sasl_password else None,
+        mechanism=mechanism,
+        ssl_context=context,
+    )
+
+
+def traces_partitions(settings: HallmonSettings) -> int:
+    spec = next(s for s in topic_specs(settings.topics) if s.role == "traces")
+    return spec.partitions
+
+
+def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.App:
+    app_id = settings.assembler.app_id if role == "assembler" else settings.verifier_worker.app_id
+    conf: dict[str, Any] = {
+        "broker": broker_url(settings.kafka),
+        "broker_credentials": broker_credentials(settings.kafka),
+        "store": "memory://",
+        "web_enabled": False,
+        "autodiscover": False,
+        # A table's changelog must have as many partitions as the topic it is built from.
+        "topic_partitions": traces_partitions(settings),
+        "topic_replication_factor": settings.topics.replication_factor,
+        # No standby copies: the timeout scan walks the table and must see only active streams.
+        "table_standby_replicas": 0,
+        "producer_acks": -1,
+        "consumer_auto_offset_reset": "earliest",
+        "broker_commit_interval": 1.0,
+        "broker_client_id": f"{settings.kafka.client_id}-{role}",
+        "stream_wait_empty": False,
+        # A killed worker's partitions move to the others (or to its restart) within ~10 s.
+        "broker_session_timeout": 10.0,
+        "broker_heartbeat_interval": 3.0,
+    }
+    conf.update(overrides)
+    return faust.App(app_id, **conf)
