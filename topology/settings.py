@@ -316,12 +316,6 @@ class VerifierWorkerSettings(_Group):
         default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
     )
     max_concurrent_batches: int = Field(default=1, ge=1, description="Model calls at once.")
-    model_path: Path | None = Field(
-        default=None, description="NLI model directory; the shipped model when unset."
-    )
-    intra_op_threads: int | None = Field(
-        default=None, ge=1, description="onnxruntime threads per model call; all cores when unset."
-    )
 
 
 class FatigueSettings(_Group):

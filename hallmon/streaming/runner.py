@@ -32,16 +32,6 @@ def ensure_hallmon_topics(settings: HallmonSettings) -> None:
     ensure_topics(admin, topic_specs(settings.topics))
 
 
-def load_model(settings: HallmonSettings) -> Any:
-    from hallmon.onnx_models.runtime import OnnxNLIModel, default_model_dir
-
-    cfg = settings.verifier_worker
-    path = cfg.model_path or default_model_dir()
-    model = OnnxNLIModel.from_dir(path, intra_op_threads=cfg.intra_op_threads)
-    log.info("NLI model %s from %s", model.version, path)
-    return model
-
-
 def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
     """The faust app for a role with its agents installed, and the role's runtime."""
     from hallmon.streaming import agents
@@ -49,10 +39,12 @@ def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
     app = make_app(settings, role)
     if role == "assembler":
         return app, agents.install_assembler(app, settings)
-    from hallmon.workers.verifier import Verifier
+    from hallmon.workers.verifier import Verifier, load_model
 
-    model = load_model(settings)
-    runtime = agents.install_verifier(app, settings, Verifier(model), model)
+    model = load_model(settings.model)
+    log.info("NLI model %s", model.version)
+    verifier = Verifier(model, settings=settings.verifier)
+    runtime = agents.install_verifier(app, settings, verifier, model)
     return app, runtime
 
 
