@@ -237,3 +237,170 @@ def hallmon_env(services: Services, unique_topic_prefix: str) -> dict[str, str]:
         }
     )
     return env
+
+
+# ======================================================================================
+# 3. Streaming pipeline: the NLI model, worker processes, topic watchers
+# ======================================================================================
+
+import json  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+FAKE_MODEL_ENV = "HALLMON_TEST_FAKE_MODEL"
+
+
+@pytest.fixture(scope="session")
+def nli_model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped NLI model. Missing: a failure under CI, a skip elsewhere, unless
+    HALLMON_TEST_FAKE_MODEL=1 asks for a tiny hand-built stand-in (development only)."""
+    from hallmon.onnx_models.runtime import default_model_dir
+
+    shipped = default_model_dir()
+    if (shipped / "manifest.json").is_file():
+        return shipped
+    if in_ci():
+        pytest.fail(f"the shipped NLI model is missing under CI=true: {shipped}", pytrace=False)
+    if os.environ.get(FAKE_MODEL_ENV) == "1":
+        from tests.unit.onnx_models.test_runtime import make_model_dir
+
+        _say(request, f"NLI model: tiny FAKE model ({FAKE_MODEL_ENV}=1); {shipped} is missing")
+        return make_model_dir(tmp_path_factory.mktemp("fake-nli"))
+    pytest.skip(
+        f"the shipped NLI model is not built yet ({shipped}); build it, or set "
+        f"{FAKE_MODEL_ENV}=1 to develop against a stand-in"
+    )
+
+
+def pipeline_env(services: Services, prefix: str, model_dir: Path, **extra: str) -> dict[str, str]:
+    """Environment of a `hallmon worker` subprocess with topics, groups and keys of its own."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not (key.upper().startswith(ENV_PREFIX) and ENV_NESTED_DELIMITER in key)
+    }
+    env.update(
+        {
+            "HALLMON_KAFKA__BOOTSTRAP_SERVERS": services.kafka_bootstrap,
+            "HALLMON_REDIS__URL": services.redis_url,
+            "HALLMON_TOPICS__PREFIX": prefix,
+            "HALLMON_ASSEMBLER__APP_ID": f"{prefix}assembler",
+            "HALLMON_VERIFIER_WORKER__APP_ID": f"{prefix}verifier",
+            "HALLMON_MODEL__PATH": str(model_dir),
+            "HALLMON_MODEL__THREADS": "1",
+            "HALLMON_FATIGUE__KEY_PREFIX": prefix.rstrip("."),
+            "HALLMON_ASSEMBLER__STREAM_TIMEOUT_S": "3",
+            "HALLMON_ASSEMBLER__SCAN_INTERVAL_S": "0.5",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+def settings_from_env(env: dict[str, str]) -> HallmonSettings:
+    saved = dict(os.environ)
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        return HallmonSettings()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+class WorkerProcess:
+    """`python -m hallmon.cli worker --role ROLE` with its log kept for failure reports."""
+
+    def __init__(self, role: str, env: dict[str, str], log_path: Path) -> None:
+        self.role, self.env, self.log_path = role, env, log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        log = self.log_path.open("ab")
+        cmd = [
+            sys.executable,
+            "-m",
+            "hallmon.cli",
+            "worker",
+            "--role",
+            self.role,
+            "--loglevel",
+            "info",
+        ]
+        # A session of its own, so a kill reaches the role processes `--role all` starts.
+        self.proc = subprocess.Popen(
+            cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        return self
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, sig)
+            self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def tail(self, lines: int = 60) -> str:
+        if not self.log_path.exists():
+            return ""
+        text = self.log_path.read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+
+class TopicWatcher:
+    """Collects every message of some topics from their start, in a background thread."""
+
+    def __init__(self, settings: HallmonSettings, topics: list[str]) -> None:
+        from hallmon.topology.kafka_client import make_consumer
+
+        self._consumer = make_consumer(
+            settings.kafka, f"watch-{uuid.uuid4().hex[:8]}", {"log_level": 0}
+        )
+        self._consumer.subscribe(topics)
+        self.messages: list[Any] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            msg = self._consumer.poll(0.2)
+            if msg is None or msg.error():
+                continue
+            with self._lock:
+                self.messages.append(msg)
+        self._consumer.close()
+
+    def on(self, topic: str) -> list[Any]:
+        with self._lock:
+            return [m for m in self.messages if m.topic() == topic]
+
+    def values(self, topic: str) -> list[dict[str, Any]]:
+        return [json.loads(m.value()) for m in self.on(topic)]
+
+    def wait_for(
+        self, what: str, check: Callable[[], bool], timeout_s: float, worker: Any = None
+    ) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if check():
+                return
+            time.sleep(0.2)
+        tail = "\n".join(w.tail() for w in (worker or [])) if worker else ""
+        pytest.fail(f"timed out after {timeout_s}s waiting for {what}\n--- worker log ---\n{tail}")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)

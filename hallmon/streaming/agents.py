@@ -11,9 +11,10 @@ response id) so consumers deduplicate. Fatigue counters are exactly once per res
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -293,6 +294,27 @@ async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) ->
 # --- verifier -------------------------------------------------------------------------------
 
 
+class KeyedLocks:
+    """One asyncio lock per key, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
 @dataclass
 class VerifierRuntime:
     app: faust.App
@@ -304,6 +326,7 @@ class VerifierRuntime:
     dlq: Any
     store: FatigueStore
     batcher: NLIBatcher
+    session_locks: KeyedLocks = field(default_factory=lambda: KeyedLocks())
 
 
 def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
@@ -424,9 +447,13 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
             alert.threshold,
         )
 
-    await with_retries(
-        lambda: update_fatigue(rt.store, verdict, publish_alert), what="fatigue update in Redis"
-    )
+    # Answers of one session are verified concurrently; their fatigue updates must not
+    # interleave, or two of them could both see the session armed and both alert.
+    async with rt.session_locks.hold(verdict.session_id):
+        await with_retries(
+            lambda: update_fatigue(rt.store, verdict, publish_alert),
+            what="fatigue update in Redis",
+        )
     return verdict
 
 
