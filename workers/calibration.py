@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hallmon.schemas import ClaimType
+from hallmon.schemas import ClaimStatus, ClaimType, Severity
 from hallmon.workers.risk import RiskConfig
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
@@ -60,6 +61,24 @@ class TypeThresholds(BaseModel):
                 "the two, so unclear must not exceed flag"
             )
         return self
+
+
+def decide(
+    p: float, ent_max: float, con_max: float, has_evidence: bool, thresholds: TypeThresholds
+) -> tuple[ClaimStatus, float]:
+    """Status and confidence from P(unsupported) when no check decided.
+
+    Shared with calibration, which replays it over many thresholds: keep it a pure function.
+    """
+    if not has_evidence:
+        return "not_found", max(p, 0.8)
+    if p >= thresholds.flag:
+        if con_max >= thresholds.contradiction and con_max > ent_max:
+            return "contradicted", p
+        return "not_found", p
+    if p >= thresholds.unclear:
+        return "unclear", p
+    return "supported", 1.0 - p
 
 
 class VerdictConfig(BaseModel):
@@ -118,6 +137,9 @@ class CalibrationConfig(BaseModel):
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     risk: RiskConfig = Field(default_factory=RiskConfig)
     top_k: int = Field(4, ge=1, le=32, description="Passages per claim sent to the NLI model")
+    baseline_threshold: float | None = Field(
+        None, ge=0.0, le=1.0, description="The lexical baseline's threshold, tuned on calib"
+    )
     fitted: dict[str, Any] = Field(
         default_factory=dict, description="How and on what the file was fitted, with its figures"
     )
@@ -235,3 +257,147 @@ def out_of_fold(
         comb = combiner_from_fit(features, x[train], y[train], l2)
         out[test] = comb.probability(x[test])
     return out
+
+
+# --- replaying verdicts and risk over thresholds --------------------------------------------
+
+
+@dataclass
+class ClaimTable:
+    """The judged claims of a labelled set, as arrays, for fitting.
+
+    `forced[i]` is the (status, confidence) a failed deterministic check imposed on claim i, or
+    None; `answer[i]` indexes `answer_gold`; `groups` (per answer) keep one source document's
+    answers in one cross-validation fold.
+    """
+
+    features: list[str]
+    x: FloatArray
+    y: FloatArray
+    answer: npt.NDArray[np.int64]
+    severity: list[Severity]
+    claim_type: list[ClaimType]
+    has_evidence: list[bool]
+    forced: list[tuple[ClaimStatus, float] | None]
+    answer_gold: npt.NDArray[np.bool_]
+    groups: list[str]
+
+    def column(self, name: str) -> FloatArray:
+        return self.x[:, self.features.index(name)]
+
+
+def replay_risk(
+    table: ClaimTable, p: FloatArray, verdict: VerdictConfig, risk: RiskConfig
+) -> FloatArray:
+    """Each answer's risk if claims with P(unsupported) `p` were judged under `verdict`/`risk`.
+
+    Mirrors `verdicts.judge` + `risk.assess` exactly (both call `decide`).
+    """
+    ent = table.column("ent_max")
+    con = table.column("con_max")
+    contrib = np.zeros(len(p))
+    for i in range(len(p)):
+        forced = table.forced[i]
+        if forced is not None:
+            status, conf = forced
+        else:
+            status, conf = decide(
+                float(p[i]),
+                float(ent[i]),
+                float(con[i]),
+                table.has_evidence[i],
+                verdict.for_type(table.claim_type[i]),
+            )
+        weight: float = getattr(risk.weights, status)
+        multiplier: float = getattr(risk.severity, table.severity[i])
+        contrib[i] = weight * multiplier * conf
+    sums = np.bincount(table.answer, weights=contrib, minlength=len(table.answer_gold))
+    out: FloatArray = np.minimum(1.0, sums)
+    return out
+
+
+def f1_at(gold: npt.NDArray[np.bool_], flagged: npt.NDArray[np.bool_]) -> float:
+    tp = float(np.sum(gold & flagged))
+    fp = float(np.sum(~gold & flagged))
+    fn = float(np.sum(gold & ~flagged))
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+@dataclass(frozen=True)
+class ThresholdFit:
+    verdict: VerdictConfig
+    risk: RiskConfig
+    f1: float
+
+
+def tune_thresholds(table: ClaimTable, p: FloatArray, base: RiskConfig) -> ThresholdFit:
+    """Claim thresholds (flag, unclear) and the warn threshold with the best answer-level F1.
+
+    The seed's weights stay; `warn` moves (an answer is reported unsupported from warn); `block`
+    stays at the seed's 0.70 (or at warn, should warn ever exceed it).
+    """
+    best: ThresholdFit | None = None
+    warns = np.round(np.arange(0.05, 0.701, 0.01), 3)
+    for flag in np.round(np.arange(0.10, 0.901, 0.025), 3):
+        for gap in (0.0, 0.05, 0.1, 0.2):
+            unclear = round(max(0.0, float(flag) - gap), 3)
+            verdict = VerdictConfig(default=TypeThresholds(flag=float(flag), unclear=unclear))
+            risks = replay_risk(table, p, verdict, base)
+            for warn in warns:
+                f1 = f1_at(table.answer_gold, risks >= warn)
+                if best is None or f1 > best.f1 + 1e-9:
+                    risk = base.model_copy(
+                        update={"warn": float(warn), "block": max(float(warn), 0.7)}
+                    )
+                    best = ThresholdFit(verdict, risk, f1)
+    assert best is not None
+    return best
+
+
+def fit_calibration(
+    table: ClaimTable,
+    base: CalibrationConfig,
+    *,
+    features: Sequence[str] | None = None,
+    l2_grid: Sequence[float] = (0.3, 1.0, 3.0, 10.0, 30.0),
+    folds: int = 5,
+) -> tuple[CalibrationConfig, dict[str, Any]]:
+    """Fit the combiner and the thresholds on `table`; report cross-validated figures.
+
+    The L2 strength is chosen by the answer-level F1 of out-of-fold predictions (folds by
+    source document); thresholds are tuned on the out-of-fold probabilities of the chosen
+    strength, so they match how the combiner behaves on unseen answers; the combiner written
+    to the file is then fitted on all rows.
+    """
+    names = list(features) if features is not None else list(table.features)
+    cols = [table.features.index(n) for n in names]
+    x = table.x[:, cols]
+    claim_groups = [table.groups[a] for a in table.answer]
+    trials: dict[str, float] = {}
+    best: tuple[float, float, FloatArray, ThresholdFit] | None = None
+    for l2 in l2_grid:
+        p = out_of_fold(names, x, table.y, claim_groups, l2=l2, k=folds)
+        fit = tune_thresholds(table, p, base.risk)
+        trials[str(l2)] = round(fit.f1, 4)
+        if best is None or fit.f1 > best[0] + 1e-9:
+            best = (fit.f1, l2, p, fit)
+    assert best is not None
+    cv_f1, l2, _, thresholds = best
+    combiner = combiner_from_fit(names, x, table.y, l2)
+    config = base.model_copy(
+        update={
+            "combiner": combiner,
+            "verdict": thresholds.verdict,
+            "risk": thresholds.risk,
+        }
+    )
+    report = {
+        "l2": l2,
+        "cv_answer_f1_by_l2": trials,
+        "cv_answer_f1": round(cv_f1, 4),
+        "claims": len(table.y),
+        "claims_unsupported": int(table.y.sum()),
+        "answers": len(table.answer_gold),
+        "answers_unsupported": int(table.answer_gold.sum()),
+    }
+    return config, report

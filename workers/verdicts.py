@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hallmon.schemas import CheckResult, Claim, ClaimStatus, ClaimVerdict, Evidence
-from hallmon.workers.calibration import CalibrationConfig
+from hallmon.workers.calibration import CalibrationConfig, decide
 
 FEATURES: tuple[str, ...] = (
     "ent_max",  # best entailment over the top-k passages
@@ -153,8 +153,9 @@ def select(features: npt.NDArray[np.float64], names: Sequence[str]) -> npt.NDArr
 
 # --- deterministic checks decide first ------------------------------------------------------
 
-_DIFFERENT = re.compile(r"differ|mismatch|contradict|instead|conflict|but the source", re.I)
-_TOOL_FAILED = re.compile(r"\b(?:error|fail|timeout|timed out|cancell?ed|status)\b", re.I)
+# Phrases of the checks' details (workers/checks.py) saying the context states something else.
+_DIFFERENT = re.compile(r"differ|mismatch|contradict|instead|conflict|but the evidence says", re.I)
+_TOOL_FAILED = re.compile(r"returned status (?!ok\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class CheckOutcome:
     reason: str
 
 
-def _from_checks(checks: Sequence[CheckResult]) -> CheckOutcome | None:
+def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
     """The verdict a failed check forces, or None when no check failed.
 
     The check's `detail` says whether the context states something different (contradicted)
@@ -177,7 +178,7 @@ def _from_checks(checks: Sequence[CheckResult]) -> CheckOutcome | None:
     failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
     check = failed[0]
     if check.name == "action":
-        if _TOOL_FAILED.search(check.detail) and "no " not in check.detail.lower()[:20]:
+        if _TOOL_FAILED.search(check.detail):
             return CheckOutcome("contradicted", 0.95, f"action check: {check.detail}")
         return CheckOutcome("not_found", 0.95, f"action check: {check.detail}")
     different = bool(_DIFFERENT.search(check.detail))
@@ -200,7 +201,7 @@ def judge(
 ) -> ClaimVerdict:
     """The verdict on one claim. `features` is its `FEATURES` vector."""
     ranked = sorted(evidence, key=lambda e: e.nli.entailment if e.nli else 0.0, reverse=True)
-    forced = _from_checks(checks)
+    forced = forced_outcome(checks)
     if forced is not None:
         return ClaimVerdict(
             claim=claim,
@@ -212,24 +213,20 @@ def judge(
         )
     combiner = config.active_combiner
     p = float(combiner.probability(select(features[None, :], combiner.features))[0])
-    thresholds = config.verdict.for_type(claim.type)
     ent_max = float(features[FEATURES.index("ent_max")])
     con_max = float(features[FEATURES.index("con_max")])
-    status: ClaimStatus
+    status, confidence = decide(
+        p, ent_max, con_max, bool(ranked), config.verdict.for_type(claim.type)
+    )
     if not ranked:
-        status, confidence, reason = "not_found", max(p, 0.8), "no passage of the context matches"
-    elif p >= thresholds.flag:
-        if con_max >= thresholds.contradiction and con_max > ent_max:
-            status, confidence = "contradicted", p
-            reason = f"the context contradicts it (contradiction {con_max:.2f})"
-        else:
-            status, confidence = "not_found", p
-            reason = f"no passage supports it (best entailment {ent_max:.2f})"
-    elif p >= thresholds.unclear:
-        status, confidence = "unclear", p
+        reason = "no passage of the context matches"
+    elif status == "contradicted":
+        reason = f"the context contradicts it (contradiction {con_max:.2f})"
+    elif status == "not_found":
+        reason = f"no passage supports it (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
+    elif status == "unclear":
         reason = f"weak support (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
     else:
-        status, confidence = "supported", 1.0 - p
         reason = f"supported by {ranked[0].source_id} (entailment {ent_max:.2f})"
     if not english and status == "supported":
         status, confidence = "unclear", 0.5

@@ -15,6 +15,9 @@ app = typer.Typer(
 def _register() -> None:
     # Imported for their side effect of adding commands to `app`; one line per module.
     from hallmon.cli import (
+        calibrate,  # noqa: F401
+        check,  # noqa: F401
+        eval,  # noqa: F401
         topics,  # noqa: F401
         worker,  # noqa: F401
     )

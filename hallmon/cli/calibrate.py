@@ -1,0 +1,109 @@
+"""`hallmon calibrate DATASET.jsonl`: fit the calibration file on the calib ids only."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from hallmon.cli import app
+from hallmon.cli.eval import console, load_verifier_or_exit
+from hallmon.onnx_models.training.make_split import load_split
+
+COMMAND = "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl"
+
+
+@app.command("calibrate")
+def calibrate_command(
+    dataset: Annotated[Path, typer.Argument(help="Labelled answers in the dev file's format.")],
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write (default: workers/calibration.json).")
+    ] = None,
+    model_dir: Annotated[
+        Path | None, typer.Option("--model", help="NLI model directory (default: settings).")
+    ] = None,
+    top_k: Annotated[int, typer.Option(min=1, max=32, help="Passages per claim.")] = 4,
+    features: Annotated[
+        str | None, typer.Option(help="Comma-separated subset of the combiner's features.")
+    ] = None,
+    nli_cache: Annotated[
+        Path | None, typer.Option(help="Cache NLI probabilities in this JSON file across runs.")
+    ] = None,
+) -> None:
+    """Fit combiner weights, verdict thresholds and the warn threshold on the calib split.
+
+    Only ids in the `calib` part of the committed split are read; `test` stays unseen.
+    """
+    from hallmon.workers.calibration import (
+        CALIBRATION_PATH,
+        CalibrationConfig,
+        fit_calibration,
+        save_calibration,
+    )
+    from hallmon.workers.eval import (
+        CachedNLI,
+        SentenceSupport,
+        load_records,
+        run_verifier,
+        select_split,
+        tune_baseline,
+    )
+    from hallmon.workers.verdicts import FEATURES
+
+    records = select_split(load_records(dataset), "calib", load_split())
+    if not records:
+        console.print(f"[red]error:[/red] no calib ids of the committed split in {dataset}")
+        raise typer.Exit(2)
+    chosen = [f.strip() for f in features.split(",")] if features else list(FEATURES)
+    unknown = [f for f in chosen if f not in FEATURES]
+    if unknown:
+        raise typer.BadParameter(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
+
+    base = CalibrationConfig(top_k=top_k)
+    verifier = load_verifier_or_exit(model_dir, None)
+    verifier.calibration, verifier.top_k = base, top_k
+    cache = CachedNLI(verifier.model, nli_cache) if verifier.model and nli_cache else None
+    if cache is not None:
+        verifier.model = cache
+    console.print(f"calibrating on {len(records)} calib records (top_k={top_k})")
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    ) as progress:
+        task = progress.add_task("features", total=len(records))
+        run = run_verifier(records, verifier, progress=lambda n: progress.advance(task, n))
+    if cache is not None:
+        cache.save()
+
+    config, report = fit_calibration(run.table, base, features=chosen)
+    threshold, base_f1 = tune_baseline(records, [SentenceSupport.of(r) for r in records])
+    digest = hashlib.sha256(Path(dataset).read_bytes()).hexdigest()[:12]
+    config = config.model_copy(
+        update={
+            "baseline_threshold": threshold,
+            "version": f"calib-{datetime.now(UTC).strftime('%Y%m%d')}-{digest}",
+            "fitted": {
+                "command": COMMAND,
+                "split": "calib",
+                "dataset_sha256": digest,
+                "nli": verifier.model.version if verifier.model else "none",
+                "baseline_calib_f1": round(base_f1, 4),
+                **report,
+                "note": "cv_answer_f1 tunes thresholds on the same out-of-fold predictions it "
+                "scores, so it is optimistic; report figures from `hallmon eval --split test`",
+            },
+        }
+    )
+    path = save_calibration(config, out or CALIBRATION_PATH)
+    console.print(
+        f"wrote {path}: cv answer F1 {report['cv_answer_f1']:.3f} (l2 {report['l2']}), "
+        f"flag {config.verdict.default.flag}, unclear {config.verdict.default.unclear}, "
+        f"warn {config.risk.warn}; baseline threshold {threshold} (calib F1 {base_f1:.3f})"
+    )
