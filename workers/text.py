@@ -75,19 +75,21 @@ def _normalise_number(token: str) -> str:
 @lru_cache(maxsize=8192)
 def _tokens_cached(text: str, keep_stopwords: bool) -> tuple[str, ...]:
     out: list[str] = []
-    for raw in _TOKEN.findall(_PERCENT.sub(" percent ", text.lower())):
+    for raw in _TOKEN.findall(_PERCENT.sub(" percent ", text.lower().replace("’", "'"))):
         if raw[0].isdigit():
             out.append(_normalise_number(raw))
             continue
         if _CJK.search(raw):
             out.extend(ch for ch in raw if not ch.isspace())
             continue
+        if "'" in raw:
+            raw = raw.split("'", 1)[0]  # "we'll" -> "we", "customer's" -> "customer"
         if raw in NUMBER_WORDS:
             out.append(str(NUMBER_WORDS[raw]))
             continue
         if not keep_stopwords and raw in STOPWORDS:
             continue
-        out.append(stem(raw.replace("'", "")))
+        out.append(stem(raw))
     return tuple(out)
 
 
