@@ -329,6 +329,9 @@ class FatigueSettings(_Group):
     turn_slope: float = Field(default=0.05, gt=0, description="Rate rise per turn alert.")
     context_slope: float = Field(default=0.05, gt=0, description="Rate rise per 1k tokens alert.")
     rearm_fraction: float = Field(default=0.8, gt=0, le=1, description="Re-arm below this share.")
+    slope_min_rate: float = Field(
+        default=0.25, ge=0, le=1, description="Slopes alert only from this recent rate up."
+    )
     turn_ranges: tuple[int, ...] = Field(
         default=(0, 5, 10, 20, 40), description="Fleet bucket edges by turn (JSON list)."
     )

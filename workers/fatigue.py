@@ -37,6 +37,9 @@ class FatigueThresholds:
     """Rise of the unsupported rate per 1,000 context tokens."""
     rearm_fraction: float = 0.8
     """An alerted session re-arms once every measure is below this share of its threshold."""
+    slope_min_rate: float = 0.25
+    """A rising slope alerts only when the recent rate is at least this: one bad answer after
+    a clean run is a steep but meaningless slope."""
 
     def __post_init__(self) -> None:
         if self.min_points < 2 or self.window < self.min_points:
@@ -147,6 +150,8 @@ def measures(snap: FatigueSnapshot, thresholds: FatigueThresholds) -> list[Cross
     out = []
     if enough:
         out.append(Crossing("recent_rate", snap.recent_rate, thresholds.recent_rate))
+    if snap.recent_rate < thresholds.slope_min_rate:
+        return out
     if snap.slope_per_turn is not None:
         out.append(Crossing("turn_slope", snap.slope_per_turn, thresholds.turn_slope))
     if snap.slope_per_1k_tokens is not None:

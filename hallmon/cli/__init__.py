@@ -17,7 +17,10 @@ def _register() -> None:
     from hallmon.cli import (
         calibrate,  # noqa: F401
         check,  # noqa: F401
+        demo,  # noqa: F401
         eval,  # noqa: F401
+        fatigue,  # noqa: F401
+        tail,  # noqa: F401
         topics,  # noqa: F401
         worker,  # noqa: F401
     )

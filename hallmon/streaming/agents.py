@@ -339,6 +339,7 @@ def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
             turn_slope=f.turn_slope,
             context_slope=f.context_slope,
             rearm_fraction=f.rearm_fraction,
+            slope_min_rate=f.slope_min_rate,
         ),
         ttl_s=f.ttl_s,
         max_series=f.max_series,

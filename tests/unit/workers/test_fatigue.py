@@ -169,3 +169,9 @@ def test_thresholds_validate() -> None:
 def test_sparkline() -> None:
     assert sparkline([0.0, 0.5, 1.0]) == "▁▅█"
     assert sparkline([]) == ""
+
+
+def test_one_bad_answer_after_a_clean_run_is_not_a_trend() -> None:
+    s = snap([pt(i, 1, 0) for i in range(4)] + [pt(4, 1, 1)])
+    assert s.slope_per_turn is not None and s.slope_per_turn > FatigueThresholds().turn_slope
+    assert decide(s, FatigueThresholds(), alerted=False).alert is None
