@@ -46,11 +46,9 @@ services-status:
 test: install services
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The end-to-end demo (`hallmon demo`) is written by the streaming work; until it lands this
-# target runs what exists: create hallmon's topics on the local broker and list them.
+# The end-to-end demo: topics, a worker, a sample support bot's sessions, verdicts and fatigue.
 demo: install services
-	$(VENV)/bin/hallmon topics create
-	$(VENV)/bin/hallmon topics list
+	$(VENV)/bin/hallmon demo
 
 lint: install
 	$(VENV)/bin/ruff check .
