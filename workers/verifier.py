@@ -58,7 +58,12 @@ from hallmon.topology.settings import ModelSettings, VerifierSettings, get_setti
 from hallmon.workers.calibration import CalibrationConfig, load_calibration
 from hallmon.workers.checks import run_checks
 from hallmon.workers.claims import CLAIMS_VERSION, ClaimExtraction, extract_claims
-from hallmon.workers.evidence import EvidenceIndex, approx_tokens, collect_sources
+from hallmon.workers.evidence import (
+    EvidenceIndex,
+    PassageConfig,
+    approx_tokens,
+    collect_sources,
+)
 from hallmon.workers.risk import RiskConfig, assess
 from hallmon.workers.verdicts import FEATURES, ContextProfile, claim_features, judge
 
@@ -117,6 +122,22 @@ def _timed(stage_ms: dict[str, float], name: str) -> Iterator[None]:
         stage_ms[name] = round(stage_ms.get(name, 0.0) + (time.perf_counter() - start) * 1e3, 3)
 
 
+CLAIM_TOKEN_BUDGET = 40
+"""Word pieces of the model window kept for the claim and the special tokens."""
+
+
+def passage_config(max_length: int | None) -> PassageConfig:
+    """Passages that fit the model window beside a claim, so the model never reads a cut one.
+
+    About 1.4 word pieces per English word; a 128-token model gets ~62-word passages, a
+    256-token model ~150 (the evidence stage's default).
+    """
+    if max_length is None:
+        return PassageConfig()
+    words = max(16, int((max_length - CLAIM_TOKEN_BUDGET) / 1.4))
+    return PassageConfig(max_words=min(words, PassageConfig().max_words))
+
+
 def _error_text(exc: BaseException, stage: str) -> str:
     where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     at = f" at {Path(where.filename).name}:{where.lineno}" if where else ""
@@ -146,6 +167,7 @@ class Verifier:
         self.calibration = calibration
         self.calibration_sha = calibration_sha or "in-memory"
         self.top_k = self.settings.top_k or calibration.top_k
+        self.passages = passage_config(model.max_length if model is not None else None)
 
     @property
     def risk_config(self) -> RiskConfig:
@@ -179,7 +201,7 @@ class Verifier:
                 self._without_context(prepared)
                 return prepared
             with _timed(prepared.stage_ms, "evidence"):
-                index = EvidenceIndex(prepared.sources)
+                index = EvidenceIndex(prepared.sources, config=self.passages)
                 prepared.profile = ContextProfile.of([s.text for s in prepared.sources])
                 for i in prepared.judged:
                     claim = prepared.claims[i]
