@@ -289,7 +289,9 @@ def test_session_whose_unsupported_rate_climbs_raises_one_alert(pipeline: Pipeli
         bad = min(len(made_up), max(0, turn - 3))
         sentences = [supported] * (len(made_up) - bad) + made_up[:bad]
         stream = pipeline.traces.start_response(sid, turn=turn)
-        stream.context("returns-policy", POLICY + " " * (turn * 400))
+        stream.context("returns-policy", POLICY)
+        for k in range(turn):  # the context grows with the conversation
+            stream.context(f"faq-{k}", f"FAQ entry {k}: gift cards never expire. " * 8)
         for sentence in sentences:
             stream.delta(sentence + " ")
         stream.complete()
