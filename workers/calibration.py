@@ -330,28 +330,36 @@ class ThresholdFit:
     f1: float
 
 
+F1_TOLERANCE = 0.01
+"""Answer-level F1 differences below this are noise on a few hundred answers (see tune)."""
+
+
 def tune_thresholds(table: ClaimTable, p: FloatArray, base: RiskConfig) -> ThresholdFit:
     """Claim thresholds (flag, unclear) and the warn threshold with the best answer-level F1.
 
     The seed's weights stay; `warn` moves (an answer is reported unsupported from warn); `block`
-    stays at the seed's 0.70 (or at warn, should warn ever exceed it).
+    stays at the seed's 0.70 (or at warn, should warn ever exceed it). Among settings within
+    `F1_TOLERANCE` of the best F1, the one that marks the fewest claims as not supported wins:
+    answer-level F1 cannot tell them apart, but a verdict that calls half the claims "unclear"
+    is useless to a reader (and its flagged spans are imprecise).
     """
-    best: ThresholdFit | None = None
+    candidates: list[tuple[float, float, ThresholdFit]] = []
     warns = np.round(np.arange(0.05, 0.701, 0.01), 3)
     for flag in np.round(np.arange(0.10, 0.901, 0.025), 3):
         for gap in (0.0, 0.05, 0.1, 0.2):
             unclear = round(max(0.0, float(flag) - gap), 3)
             verdict = VerdictConfig(default=TypeThresholds(flag=float(flag), unclear=unclear))
             risks = replay_risk(table, p, verdict, base)
-            for warn in warns:
-                f1 = f1_at(table.answer_gold, risks >= warn)
-                if best is None or f1 > best.f1 + 1e-9:
-                    risk = base.model_copy(
-                        update={"warn": float(warn), "block": max(float(warn), 0.7)}
-                    )
-                    best = ThresholdFit(verdict, risk, f1)
-    assert best is not None
-    return best
+            marked = float(np.mean(p >= unclear)) if len(p) else 0.0
+            f1s = [f1_at(table.answer_gold, risks >= warn) for warn in warns]
+            i = int(np.argmax(f1s))
+            risk = base.model_copy(
+                update={"warn": float(warns[i]), "block": max(float(warns[i]), 0.7)}
+            )
+            candidates.append((f1s[i], marked, ThresholdFit(verdict, risk, f1s[i])))
+    best_f1 = max(c[0] for c in candidates)
+    near = [c for c in candidates if c[0] >= best_f1 - F1_TOLERANCE]
+    return min(near, key=lambda c: (c[1], -c[0]))[2]
 
 
 def fit_calibration(
@@ -374,15 +382,18 @@ def fit_calibration(
     x = table.x[:, cols]
     claim_groups = [table.groups[a] for a in table.answer]
     trials: dict[str, float] = {}
-    best: tuple[float, float, FloatArray, ThresholdFit] | None = None
+    fits: list[tuple[float, float, float, ThresholdFit]] = []
     for l2 in l2_grid:
         p = out_of_fold(names, x, table.y, claim_groups, l2=l2, k=folds)
         fit = tune_thresholds(table, p, base.risk)
         trials[str(l2)] = round(fit.f1, 4)
-        if best is None or fit.f1 > best[0] + 1e-9:
-            best = (fit.f1, l2, p, fit)
-    assert best is not None
-    cv_f1, l2, _, thresholds = best
+        marked = float(np.mean(p >= fit.verdict.default.unclear)) if len(p) else 0.0
+        fits.append((fit.f1, marked, l2, fit))
+    # As in tune_thresholds: within F1_TOLERANCE of the best, mark the fewest claims.
+    best_f1 = max(f[0] for f in fits)
+    cv_f1, _, l2, thresholds = min(
+        (f for f in fits if f[0] >= best_f1 - F1_TOLERANCE), key=lambda f: (f[1], -f[0])
+    )
     combiner = combiner_from_fit(names, x, table.y, l2)
     config = base.model_copy(
         update={

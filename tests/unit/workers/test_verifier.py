@@ -11,7 +11,7 @@ import numpy.typing as npt
 import pytest
 
 from hallmon.schemas import AssembledResponse, MonitorResult
-from hallmon.workers.calibration import CalibrationConfig
+from hallmon.workers.calibration import CalibrationConfig, load_calibration
 from hallmon.workers.text import content_tokens
 from hallmon.workers.verifier import Verifier, parse_response
 
@@ -77,6 +77,24 @@ def test_plain_restatement_of_the_policy_passes(verifier: Verifier) -> None:
     assert result.action == "allow"
     assert result.claims[0].evidence[0].source_id == "doc-0"
     assert result.claims[0].evidence[0].nli is not None
+
+
+def test_an_invented_commitment_is_flagged_with_the_committed_calibration(
+    verifier: Verifier,
+) -> None:
+    calibration, _ = load_calibration()
+    assert calibration.combiner is not None, "workers/calibration.json must be committed"
+    result = verifier.verify(
+        response(
+            "I understand this is frustrating. Returns are accepted within 14 days of delivery, "
+            "and we will find a solution for you."
+        )
+    )
+    got = statuses(result)
+    assert got["Returns are accepted within 14 days of delivery"] == "supported"
+    assert got["we will find a solution for you."] in ("not_found", "contradicted")
+    assert result.action in ("warn", "block")
+    assert [s.text for s in result.skipped] == ["I understand this is frustrating."]
 
 
 def test_i_understand_alone_is_not_applicable(verifier: Verifier) -> None:
