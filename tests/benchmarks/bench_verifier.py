@@ -120,7 +120,10 @@ def main() -> None:
     table = Table(title=f"{len(records)} dev answers ({chars} chars), cpus={os.cpu_count()}")
     for col in ("stage", "units", "seconds", "units/s", "ratio vs baseline"):
         table.add_column(col, justify="right" if col != "stage" else "left")
-    rate = lambda n, t: n / t if t else float("inf")  # noqa: E731
+
+    def rate(n: int, t: float) -> float:
+        return n / t if t else float("inf")
+
     table.add_row("baseline: split_sentences", f"{n_sent} sentences", f"{t_sent:.3f}",
                   f"{rate(n_sent, t_sent):.0f}", "1.00")  # fmt: skip
     table.add_row("extract_claims", f"{n_claims} claims", f"{t_claims:.3f}",
