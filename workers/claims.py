@@ -1,7 +1,9 @@
 """Claims: split an answer into the atomic statements worth checking against its context.
 
 Sentences come from `split_sentences` (the evidence stage's segmenter, so answer and context
-are cut the same way). On top of it this module:
+are cut the same way): markdown-aware blocks, then pysbd, a maintained rule-based segmenter that
+handles abbreviations, decimals, initials and quotations, which a regex does not. On top of it
+this module:
 
 - treats a fenced code block (one span from the segmenter) as one `code` claim;
 - strips markdown decoration (bullets, numbers, headers, emphasis markers, block quotes) from
