@@ -29,6 +29,7 @@ rest are `unclear` with confidence 0 and a note says how many, so time stays bou
 
 from __future__ import annotations
 
+import re
 import time
 import traceback
 from collections.abc import Iterator
@@ -144,9 +145,15 @@ def _error_text(exc: BaseException, stage: str) -> str:
     return f"{stage} failed: {type(exc).__name__}: {exc}{at}"
 
 
+_CITATION_MARK = re.compile(r"\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
+
+
 def _hypothesis(claim: Claim) -> str:
-    """The claim as the model should read it: markdown emphasis and code ticks removed."""
-    return claim.text.replace("**", "").replace("__", "").replace("`", "").strip()
+    """The claim as the model should read it: markdown emphasis, code ticks and citation
+    markers removed ("[doc-9]" reads as a contradiction to the model; the citation check
+    judges the marker itself)."""
+    text = _CITATION_MARK.sub("", claim.text)
+    return text.replace("**", "").replace("__", "").replace("`", "").strip()
 
 
 class Verifier:

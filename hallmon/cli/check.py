@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from hallmon.cli import app
@@ -86,7 +87,7 @@ def render(result: MonitorResult, out: Console) -> None:
         f"{result.counts.skipped}"
     )
     if result.error:
-        out.print(f"[red]error:[/red] {result.error}")
+        out.print(f"[red]error:[/red] {escape(result.error)}")
     table = Table(show_lines=True)
     for col in ("claim", "type", "verdict", "conf", "evidence", "reason"):
         table.add_column(col, overflow="fold")
@@ -100,19 +101,20 @@ def render(result: MonitorResult, out: Console) -> None:
                 else ""
             )
             snippet = best.text if len(best.text) <= 160 else best.text[:157] + "..."
-            evidence = f"[{best.source_id}]{scores} {snippet}"
+            evidence = escape(f"[{best.source_id}]{scores} {snippet}")
         status_style = _STATUS_STYLE[v.status]
+        # Answer and context text is data: never let rich read "[...]" in it as markup.
         table.add_row(
-            v.claim.text,
+            escape(v.claim.text),
             f"{v.claim.type}/{v.claim.severity}",
             f"[{status_style}]{v.status}[/{status_style}]",
             f"{v.confidence:.2f}",
             evidence,
-            v.reason,
+            escape(v.reason),
         )
     if result.claims:
         out.print(table)
     for seg in result.skipped:
-        out.print(f"[dim]skipped ({seg.reason}): {seg.text}[/dim]")
+        out.print(f"[dim]skipped ({seg.reason}): {escape(seg.text)}[/dim]")
     for note in result.notes:
-        out.print(f"[yellow]note:[/yellow] {note}")
+        out.print(f"[yellow]note:[/yellow] {escape(note)}")
