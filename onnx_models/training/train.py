@@ -143,18 +143,18 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--run-dir", type=Path, default=Path("onnx_models/training/runs/v1"))
+    p.add_argument("--run-dir", type=Path, default=Path("onnx_models/training/runs/v2"))
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--lr", type=float, default=4e-5)
+    p.add_argument("--lr", type=float, default=5e-5)
     p.add_argument("--weight-decay", type=float, default=0.01)
     p.add_argument("--warmup", type=float, default=0.06, help="fraction of steps")
     p.add_argument("--checkpoint-every", type=int, default=150)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=0, help="train on the first N examples only")
     p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (speed test)")
-    p.add_argument("--n-augment", type=int, default=5000)
+    p.add_argument("--mix", choices=sorted(D.MIXES), default=D.DEFAULT_MIX)
     p.add_argument("--no-eval", action="store_true")
     args = p.parse_args(argv)
 
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
 
     base = base_model_dir()
     tok = load_tokenizer(base / "tokenizer.json", args.max_length)
-    examples = D.build_training_set(args.seed, n_augment=args.n_augment)
+    examples = D.build_training_set(args.seed, args.mix)
     if args.limit:
         examples = examples[: args.limit]
     examples, encs = encode_examples(tok, examples, args.max_length)

@@ -89,3 +89,13 @@ def test_batched_matches_single(manifest: dict[str, Any]) -> None:
     """Padding in a batch does not change the labels."""
     pairs = [(p, h) for p, h, _ in CASES]
     assert _predict(manifest, pairs) == [e for _, _, e in CASES]
+
+
+def test_runtime_loads_shipped_model_by_default() -> None:
+    """hallmon's own runtime picks the shipped model up with no configuration."""
+    runtime = pytest.importorskip("hallmon.onnx_models.runtime")
+    model = runtime.OnnxNLIModel.from_dir(runtime.default_model_dir())
+    probs = model.predict([(p, h) for p, h, _ in CASES])
+    assert probs.shape == (len(CASES), 3)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+    assert [runtime.LABELS[int(k)] for k in probs.argmax(axis=1)] == [e for _, _, e in CASES]
