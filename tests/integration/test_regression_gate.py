@@ -75,6 +75,23 @@ def run_gate() -> dict[str, Any]:
     }
 
 
+def test_calibration_was_fitted_with_the_shipped_model() -> None:
+    """Combiner weights are fitted to one model's probabilities; another model needs a refit."""
+    from hallmon.onnx_models.runtime import OnnxNLIModel, default_model_dir
+    from hallmon.workers.calibration import load_calibration
+
+    model_dir = default_model_dir()
+    if not (model_dir / "manifest.json").is_file():
+        _cannot_run(f"waiting for the shipped model: {model_dir}/manifest.json does not exist yet")
+    fitted_with = load_calibration()[0].fitted.get("nli")
+    shipped = OnnxNLIModel.from_dir(model_dir).version
+    assert fitted_with == shipped, (
+        f"workers/calibration.json was fitted with NLI model {fitted_with}, but the shipped model "
+        f"is {shipped}: run `hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl`, then "
+        "`python tests/integration/test_regression_gate.py --write-baseline`, and commit both"
+    )
+
+
 def test_gate_f1_does_not_regress() -> None:
     from hallmon.onnx_models.runtime import default_model_dir
 
