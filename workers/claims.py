@@ -132,8 +132,13 @@ _POLITE_CORE = (
     r"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b[^,;.!?]*"
     r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
+    r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
+    r"|any\s?time"
 )
-_POLITE = re.compile(rf"^(?:{_POLITE_CORE})[\s,.!;:]*$", re.IGNORECASE)
+# One or more politeness phrases and nothing else ("You're welcome, happy to help!").
+_POLITE = re.compile(
+    rf"^(?:{_POLITE_CORE})(?:[\s,.!;:]+(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
+)
 _POLITE_PREFIX = re.compile(
     rf"^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+)?|,?\s+but\s+)", re.IGNORECASE
 )

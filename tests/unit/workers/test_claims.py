@@ -65,6 +65,8 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "Happy to help!",
         "Let me know if you have any other questions.",
         "Sure!",
+        "You're welcome, happy to help!",
+        "You are very welcome. My pleasure!",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:
