@@ -20,7 +20,7 @@ State = Literal["checked", "unavailable", "not_applicable"]
 UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_incomplete"]
 Action = Literal["allow", "warn", "block"]
 SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
-CheckName = Literal["number", "quote", "citation", "action", "system_state", "commitment"]
+CheckName = Literal["number", "quote", "citation", "action", "system_state", "commitment", "record"]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"
 

@@ -25,6 +25,7 @@ from hallmon.workers.numbers import (
     extract_quantities,
     find_match,
 )
+from hallmon.workers.records import RecordFact, check_record
 from hallmon.workers.sentences import split_sentences
 from hallmon.workers.text import content_tokens, stem
 
@@ -34,6 +35,7 @@ __all__ = [
     "check_commitment",
     "check_numbers",
     "check_quotes",
+    "check_record",
     "check_system_state",
     "citation_markers",
     "quotations",
@@ -733,14 +735,20 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
 
 
 def run_checks(
-    claim: Claim, evidence: list[Evidence], sources: list[Source], answer_text: str
+    claim: Claim,
+    evidence: list[Evidence],
+    sources: list[Source],
+    answer_text: str,
+    record_facts: Sequence[RecordFact] = (),
 ) -> list[CheckResult]:
     """The checks that apply to the claim, by its type and by its text.
 
     A `fact` that holds a number still gets the number check; an `action` claim gets the action
     check even when its wording escapes the patterns. Checks that do not apply are left out,
     except that a claim typed `quote`/`action`/`system_state`/`commitment` always gets its
-    check (possibly `passed=None` with the reason).
+    check (possibly `passed=None` with the reason). `record_facts` (`records.record_facts`)
+    are the yes/no fields of JSON records in the context; a claim that names one gets the
+    record check.
     """
     text = claim.text
     results: list[CheckResult] = []
@@ -761,4 +769,7 @@ def run_checks(
         claim.type not in ("action", "system_state") and is_commitment_claim(text)
     ):
         results.append(check_commitment(text, sources))
+    record = check_record(text, record_facts)
+    if record is not None:
+        results.append(record)
     return results

@@ -11,7 +11,9 @@ Order of precedence:
    English-only, so a claim it would have supported is `unclear` instead.
 
 Features (`FEATURES`) are per claim and cheap: NLI maxima over the top-k passages, word overlap,
-and how much of the claim (words, numbers, names) never occurs anywhere in the context.
+and how much of the claim (words, numbers, names) never occurs anywhere in the context. A claim
+that contradicts a yes/no field of a JSON record in the context is decided by the record check
+(`records.check_record`), like the other deterministic checks.
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ from hallmon.workers.calibration import CalibrationConfig, decide
 FEATURES: tuple[str, ...] = (
     "ent_max",  # best entailment over the top-k passages
     "con_max",  # strongest contradiction over them
-    "ent_top1",  # entailment of the passage retrieval ranked first
     "lex_max",  # best word-overlap support over all passages (the lexical baseline's signal)
     "novel_words",  # share of the claim's content words absent from the whole context
+    "novel_count",  # how many of them (capped at 10): a long claim adds more unbacked words
     "novel_names",  # capitalised words (not sentence-initial) absent from the context
     "novel_numbers",  # numbers absent from the context
     "number_failed",  # the deterministic number check failed
-    "other_check_failed",  # quote / citation / action / system_state / commitment failed
+    "other_check_failed",  # quote / citation / action / system_state / commitment / record
     "log_words",  # log(1 + words in the claim)
     "position",  # where the claim sits in the answer, 0 (first) .. 1 (last)
     "type_number",
@@ -90,19 +92,18 @@ class ContextProfile:
         return cls(frozenset(stems), frozenset(numbers))
 
 
-def _novelty(text: str, profile: ContextProfile) -> tuple[float, float, float]:
+def _novelty(text: str, profile: ContextProfile) -> tuple[float, float, float, float]:
     tokens = _TOKEN.findall(text)
     content = [t for t in tokens if t.lower() not in _STOP and not t.isdigit()]
-    novel_words = (
-        sum(_stem(t) not in profile.stems for t in content) / len(content) if content else 0.0
-    )
+    novel_count = float(sum(_stem(t) not in profile.stems for t in content))
+    novel_words = novel_count / len(content) if content else 0.0
     names = [
         t for i, t in enumerate(tokens) if i > 0 and t[:1].isupper() and t.lower() not in _STOP
     ]
     novel_names = float(sum(_stem(t) not in profile.stems for t in names))
     numbers = [_number_key(n) for n in _NUMBER.findall(text)]
     novel_numbers = float(sum(n not in profile.numbers for n in numbers))
-    return novel_words, novel_names, novel_numbers
+    return novel_words, novel_count, novel_names, novel_numbers
 
 
 def claim_features(
@@ -118,13 +119,13 @@ def claim_features(
     ent = [e.nli.entailment for e in evidence if e.nli is not None]
     con = [e.nli.contradiction for e in evidence if e.nli is not None]
     failed = {c.name for c in checks if c.passed is False}
-    novel_words, novel_names, novel_numbers = _novelty(claim.text, profile)
+    novel_words, novel_count, novel_names, novel_numbers = _novelty(claim.text, profile)
     values = {
         "ent_max": max(ent, default=0.0),
         "con_max": max(con, default=0.0),
-        "ent_top1": ent[0] if ent else 0.0,
         "lex_max": lexical,
         "novel_words": novel_words,
+        "novel_count": min(novel_count, 10.0),
         "novel_names": min(novel_names, 5.0),
         "novel_numbers": min(novel_numbers, 5.0),
         "number_failed": float("number" in failed),
@@ -174,7 +175,7 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
     failed = [c for c in checks if c.passed is False]
     if not failed:
         return None
-    order = ("action", "citation", "quote", "number", "system_state", "commitment")
+    order = ("action", "citation", "quote", "number", "record", "system_state", "commitment")
     failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
     check = failed[0]
     if check.name == "action":

@@ -65,6 +65,7 @@ from hallmon.workers.evidence import (
     approx_tokens,
     collect_sources,
 )
+from hallmon.workers.records import record_facts
 from hallmon.workers.risk import RiskConfig, assess
 from hallmon.workers.verdicts import FEATURES, ContextProfile, claim_features, judge
 
@@ -217,10 +218,13 @@ class Verifier:
                     prepared.lexical.append(index.lexical_support(claim.text))
             stage = "checks"
             with _timed(prepared.stage_ms, "checks"):
+                facts = record_facts(response)
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
                     prepared.checks.append(
-                        run_checks(claim, prepared.evidence[n], prepared.sources, response.text)
+                        run_checks(
+                            claim, prepared.evidence[n], prepared.sources, response.text, facts
+                        )
                     )
             for n, i in enumerate(prepared.judged):
                 hypothesis = _hypothesis(prepared.claims[i])

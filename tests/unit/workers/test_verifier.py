@@ -285,3 +285,27 @@ def test_parse_response_accepts_both_shapes() -> None:
     assert assembled.origin == "check"
     with pytest.raises(ValueError, match="text"):
         parse_response({"context": {}})
+
+
+def test_a_claim_against_a_yes_no_field_of_a_json_record_is_contradicted(
+    verifier: Verifier,
+) -> None:
+    record = (
+        '{"name": "Goodland Kitchen", "attributes": {"WiFi": "no", "OutdoorSeating": true, '
+        '"RestaurantsReservations": false}}'
+    )
+    result = verifier.verify(
+        response(
+            "Goodland Kitchen offers outdoor seating. It also takes reservations.",
+            documents=[record],
+        )
+    )
+    got = {v.claim.text: v for v in result.claims}
+    wrong = got["It also takes reservations."]
+    assert wrong.status == "contradicted"
+    assert "contradicts the record" in wrong.reason and "RestaurantsReservations" in wrong.reason
+    assert [c.passed for c in wrong.checks if c.name == "record"] == [False]
+    right = got["Goodland Kitchen offers outdoor seating."]
+    assert [c.passed for c in right.checks if c.name == "record"] == [True]
+    assert right.status != "contradicted"
+    assert result.action in ("warn", "block")
