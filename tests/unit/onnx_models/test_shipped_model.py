@@ -26,6 +26,13 @@ PREMISE = "The store accepts returns within 14 days of delivery."
 CASES = [
     (PREMISE, "Returns are accepted within 14 days of delivery.", "entailment"),
     (PREMISE, "The store accepts returns within 30 days of delivery.", "contradiction"),
+    (PREMISE, "The store also sells gift cards.", "neutral"),
+]
+# Known failure of the shipped model, recorded in its model card: the changed-number
+# augmentation taught it that a number the premise lacks means contradiction, even about another
+# topic. A patched model that fixed this lost 3.6 points of three-way dev accuracy, so it was not
+# shipped. strict=True: when a model gets this right, the test fails until the card is updated.
+KNOWN_FAILURES = [
     ("The store accepts returns within 14 days.", "The store was founded in 1998.", "neutral"),
 ]
 
@@ -80,6 +87,14 @@ def _predict(manifest: dict[str, Any], pairs: list[tuple[str, str]]) -> list[str
 
 @pytest.mark.parametrize(("premise", "hypothesis", "expected"), CASES)
 def test_obvious_pairs(
+    manifest: dict[str, Any], premise: str, hypothesis: str, expected: str
+) -> None:
+    assert _predict(manifest, [(premise, hypothesis)]) == [expected]
+
+
+@pytest.mark.xfail(strict=True, reason="known limitation of the shipped model (model card)")
+@pytest.mark.parametrize(("premise", "hypothesis", "expected"), KNOWN_FAILURES)
+def test_known_failures_still_fail(
     manifest: dict[str, Any], premise: str, hypothesis: str, expected: str
 ) -> None:
     assert _predict(manifest, [(premise, hypothesis)]) == [expected]
