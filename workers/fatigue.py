@@ -144,13 +144,20 @@ class Crossing:
     threshold: float
 
 
-def measures(snap: FatigueSnapshot, thresholds: FatigueThresholds) -> list[Crossing]:
-    """Each measure with its threshold, strongest signal first; None-valued slopes left out."""
+def measures(
+    snap: FatigueSnapshot, thresholds: FatigueThresholds, *, gate_slopes: bool = True
+) -> list[Crossing]:
+    """Each measure with its threshold, strongest signal first; None-valued slopes left out.
+
+    With `gate_slopes`, slopes count only from `slope_min_rate` up (a clean session with one
+    bad answer is no trend); re-arming looks at every measure, ungated, so a late, clean answer
+    that dips the recent rate under the gate does not re-arm a session whose slope is still high.
+    """
     enough = len(recent(snap.series, thresholds.window)) >= thresholds.min_points
     out = []
     if enough:
         out.append(Crossing("recent_rate", snap.recent_rate, thresholds.recent_rate))
-    if snap.recent_rate < thresholds.slope_min_rate:
+    if gate_slopes and snap.recent_rate < thresholds.slope_min_rate:
         return out
     if snap.slope_per_turn is not None:
         out.append(Crossing("turn_slope", snap.slope_per_turn, thresholds.turn_slope))
@@ -168,11 +175,11 @@ class AlertDecision:
 
 
 def decide(snap: FatigueSnapshot, thresholds: FatigueThresholds, *, alerted: bool) -> AlertDecision:
-    ms = measures(snap, thresholds)
     if not alerted:
-        over = [m for m in ms if m.value >= m.threshold]
+        over = [m for m in measures(snap, thresholds) if m.value >= m.threshold]
         return AlertDecision(alert=over[0] if over else None)
-    if all(m.value < m.threshold * thresholds.rearm_fraction for m in ms):
+    every = measures(snap, thresholds, gate_slopes=False)
+    if all(m.value < m.threshold * thresholds.rearm_fraction for m in every):
         return AlertDecision(rearm=True)
     return AlertDecision()
 

@@ -119,6 +119,21 @@ def test_alert_once_per_crossing_then_rearm() -> None:
     assert not alerted
 
 
+def test_late_clean_answer_does_not_rearm_while_the_slope_is_high() -> None:
+    """Verdicts finish out of order: turn 3 (clean) lands after turn 6 has alerted. It pulls the
+    recent rate under the slope gate, but the slope is still steep, so no re-arm, no 2nd alert."""
+    th = FatigueThresholds()
+    arrivals = [(0, 0), (1, 0), (2, 0), (4, 1), (5, 2), (6, 3), (3, 0), (7, 4), (8, 4)]
+    points: list[FatiguePoint] = []
+    alerted, alerts = False, 0
+    for turn, bad in arrivals:
+        points = sorted([*points, pt(turn, 4, bad, tokens=400 * (turn + 1))], key=lambda p: p.turn)
+        d = decide(snap(points), th, alerted=alerted)
+        alerts += d.alert is not None
+        alerted = (alerted or d.alert is not None) and not d.rearm
+    assert alerts == 1
+
+
 def test_alert_carries_deterministic_id_and_snapshot() -> None:
     s = snap([pt(i, 2, min(2, i)) for i in range(6)])
     d = decide(s, FatigueThresholds(), alerted=False)
