@@ -382,7 +382,69 @@ def delete_evidence(entailed: list[Example], n: int, seed: int) -> list[Example]
     return out
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def related_neutrals(examples: list[Example], n: int, seed: int) -> list[Example]:
+    """Up to ``n`` neutral pairs: a hypothesis over another row's premise that shares one or two
+    content words with it (same topic word, different fact) and none of its numbers.
+
+    Half the hypotheses carry a number: v1/v2 had learnt "a number the premise lacks means
+    contradiction" from the changed-number augmentation; this is the counter-example. Premise
+    and hypothesis come from different premise groups, so the premise says nothing about the
+    hypothesis' fact.
+    """
+    rng = random.Random(seed)
+    # Image captions (SNLI, Breaking NLI) are left out: their annotators assume one scene, so
+    # "a boy is bowling" / "a man is grilling" would be a contradiction there.
+    examples = [e for e in examples if e.source not in ("snli", "breaking_nli")]
+    premises = sorted({e.premise for e in examples if len(e.premise.split()) <= 80})
+    index: dict[str, list[int]] = {}
+    pwords = [content_words(p) for p in premises]
+    for i, ws in enumerate(pwords):
+        for w in ws:
+            index.setdefault(w, []).append(i)
+    hyps = [e for e in examples if e.target in (ENTAILMENT, CONTRADICTION)
+            and 4 <= len(e.hypothesis.split()) <= 30]  # fmt: skip
+    rng.shuffle(hyps)
+    with_num = [e for e in hyps if _DIGITS.search(e.hypothesis)]
+    without = [e for e in hyps if not _DIGITS.search(e.hypothesis)]
+    out: list[Example] = []
+    for pool, quota in ((with_num, n // 2), (without, n - n // 2)):
+        made = 0
+        for ex in pool:
+            if made >= quota:
+                break
+            hw = content_words(ex.hypothesis)
+            shared_word = [w for w in sorted(hw) if 2 <= len(index.get(w, ())) <= 2000]
+            if not shared_word:
+                continue
+            cands = index[rng.choice(shared_word)]
+            i = cands[rng.randrange(len(cands))]
+            premise = premises[i]
+            overlap = len(hw & pwords[i])
+            if premise == ex.premise or overlap > 2 or overlap / len(hw) > 0.34:
+                continue
+            if set(_DIGITS.findall(ex.hypothesis)) & set(_DIGITS.findall(premise)):
+                continue
+            out.append(Example(premise, ex.hypothesis, NEUTRAL, "aug_related_neutral"))
+            made += 1
+    return out
+
+
+def build_patch_set(seed: int, n_replay: int = 8000, n_neutral: int = 1500) -> list[Example]:
+    """Short second stage after v2 (``--mix v2_patch --init-from runs/v2/final``): a replay
+    sample of the v2 mix plus ``related_neutrals``."""
+    base = build_training_set(seed, "v2")
+    rng = random.Random(seed + 3)
+    replay = rng.sample(base, n_replay)
+    out = replay + related_neutrals(base, n_neutral, seed + 4)
+    rng.shuffle(out)
+    return out
+
+
 # ----------------------------------------------------------------------------- the mix
+
 
 @dataclass(frozen=True)
 class Mix:

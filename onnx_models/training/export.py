@@ -63,7 +63,36 @@ TRAINING_DATA = {
     "aug_number": "augmentation: changed number/month/year in an entailed hypothesis",
     "aug_negation": "augmentation: negated entailed hypothesis",
     "aug_commitment": "augmentation: commitment appended to an entailed hypothesis",
+    "aug_deleted_evidence": "augmentation: supporting sentence removed from the premise (neutral)",
+    "aug_related_neutral": "augmentation: hypothesis over another row's premise sharing a topic "
+    "word, no shared number (neutral)",
 }
+
+
+def training_stages(checkpoint: Path) -> list[dict[str, Any]]:
+    """What each training stage saw, following ``--init-from`` back to the base model."""
+    stages: list[dict[str, Any]] = []
+    path: Path | None = checkpoint
+    while path is not None and (path / "training_meta.json").exists():
+        meta = json.loads((path / "training_meta.json").read_text())
+        args = meta.get("args", {})
+        stages.insert(0, {
+            "mix": args.get("mix"),
+            "lr": args.get("lr"),
+            "examples": meta.get("examples"),
+            "minutes": round(float(meta.get("train_seconds_total", 0.0)) / 60, 1),
+            "examples_per_second": meta.get("examples_per_second_last_session"),
+            "rows": [
+                {"source": k, "rows": sum(v.values()), "labels": v,
+                 "what": TRAINING_DATA.get(k, k)}
+                for k, v in meta.get("summary", {}).items()
+            ],
+        })  # fmt: skip
+        init = args.get("init_from")
+        path = Path(init) if init else None
+    for i, stage in enumerate(stages, 1):
+        stage["stage"] = i
+    return stages
 
 
 def labels_from_config(config: Any) -> list[str]:
@@ -214,10 +243,7 @@ def main(argv: list[str] | None = None) -> None:
             if meta
             else str(ckpt)
         ),
-        "training_data": [
-            {"source": k, "rows": sum(v.values()), "what": TRAINING_DATA.get(k, k)}
-            for k, v in meta.get("summary", {}).items()
-        ],
+        "training_data": training_stages(Path(ckpt)),
         "created": args.created,
         "quantization": "int8 dynamic (onnxruntime)"
         + (", per-channel" if args.per_channel else ""),

@@ -154,7 +154,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=0, help="train on the first N examples only")
     p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (speed test)")
-    p.add_argument("--mix", choices=sorted(D.MIXES), default=D.DEFAULT_MIX)
+    p.add_argument("--mix", choices=[*sorted(D.MIXES), "v2_patch"], default=D.DEFAULT_MIX)
+    p.add_argument(
+        "--init-from", type=Path, default=None, help="start from this trained model folder"
+    )
     p.add_argument("--no-eval", action="store_true")
     args = p.parse_args(argv)
 
@@ -167,7 +170,10 @@ def main(argv: list[str] | None = None) -> None:
 
     base = base_model_dir()
     tok = load_tokenizer(base / "tokenizer.json", args.max_length)
-    examples = D.build_training_set(args.seed, args.mix)
+    if args.mix == "v2_patch":
+        examples = D.build_patch_set(args.seed)
+    else:
+        examples = D.build_training_set(args.seed, args.mix)
     if args.limit:
         examples = examples[: args.limit]
     examples, encs = encode_examples(tok, examples, args.max_length)
@@ -181,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
 
     model = AutoModelForSequenceClassification.from_pretrained(
-        str(base),
+        str(args.init_from or base),
         num_labels=3,
         id2label=dict(enumerate(LABELS)),
         label2id={n: i for i, n in enumerate(LABELS)},
@@ -227,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
                     "steps": total_steps,
                 },
                 indent=1,
+                default=str,
             )
         )
 
@@ -299,7 +306,7 @@ def main(argv: list[str] | None = None) -> None:
         "base_model_version": base_model_version(),
         "args": {**vars(args), "run_dir": str(run_dir)},
     }
-    (final / "training_meta.json").write_text(json.dumps(meta, indent=1))
+    (final / "training_meta.json").write_text(json.dumps(meta, indent=1, default=str))
     if ckpt_path.exists():
         ckpt_path.unlink()
     print(f"saved {final}", flush=True)

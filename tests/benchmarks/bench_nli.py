@@ -31,7 +31,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_DIR = ROOT / "onnx_models" / "nli-minilm-l6"
-RUN_FINAL = ROOT / "onnx_models" / "training" / "runs" / "v1" / "final"
+RUN_FINAL = ROOT / "onnx_models" / "training" / "runs" / "v2" / "final"
 DEV = ROOT.parent / "shared" / "data" / "nli" / "dev.jsonl.gz"
 
 
