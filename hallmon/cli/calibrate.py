@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hallmon.cli import app
-from hallmon.cli.eval import console, load_verifier_or_exit
+from hallmon.cli.eval import console, load_verifier_or_exit, progress_bar
 from hallmon.onnx_models.training.make_split import load_split
 
 COMMAND = "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl"
@@ -70,13 +69,7 @@ def calibrate_command(
     if cache is not None:
         verifier.model = cache
     console.print(f"calibrating on {len(records)} calib records (top_k={top_k})")
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-    ) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("features", total=len(records))
         run = run_verifier(records, verifier, progress=lambda n: progress.advance(task, n))
     if cache is not None:

@@ -62,6 +62,17 @@ def load_verifier_or_exit(model_dir: Path | None, calibration: Path | None) -> V
     return Verifier(model, settings=verifier_settings)
 
 
+def progress_bar() -> Progress:
+    """The one progress bar of eval and calibrate."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
 @app.command("eval")
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="Labelled answers in the dev file's format.")],
@@ -136,13 +147,7 @@ def eval_command(
         threshold, _ = tune_baseline(calib, [SentenceSupport.of(r) for r in calib])
         console.print(f"baseline threshold {threshold:.3f} tuned on {len(calib)} calib records")
 
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-    ) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("verifying", total=len(chosen))
         run = run_verifier(chosen, verifier, progress=lambda n: progress.advance(task, n))
         base_task = progress.add_task("lexical baseline", total=len(chosen))
