@@ -224,6 +224,12 @@ def hallmon_env(services: Services, unique_topic_prefix: str) -> dict[str, str]:
     The caller's own HALLMON_<GROUP>__<FIELD> variables are dropped so a developer's
     configuration cannot leak into a test.
     """
+    return service_env(services, unique_topic_prefix)
+
+
+def service_env(services: Services, prefix: str) -> dict[str, str]:
+    """This process's environment without any HALLMON_<GROUP>__<FIELD> variable, pointed at
+    the test services and a topic prefix of the test's own."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -233,7 +239,7 @@ def hallmon_env(services: Services, unique_topic_prefix: str) -> dict[str, str]:
         {
             "HALLMON_KAFKA__BOOTSTRAP_SERVERS": services.kafka_bootstrap,
             "HALLMON_REDIS__URL": services.redis_url,
-            "HALLMON_TOPICS__PREFIX": unique_topic_prefix,
+            "HALLMON_TOPICS__PREFIX": prefix,
         }
     )
     return env
@@ -278,16 +284,9 @@ def nli_model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 def pipeline_env(services: Services, prefix: str, model_dir: Path, **extra: str) -> dict[str, str]:
     """Environment of a `hallmon worker` subprocess with topics, groups and keys of its own."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not (key.upper().startswith(ENV_PREFIX) and ENV_NESTED_DELIMITER in key)
-    }
+    env = service_env(services, prefix)
     env.update(
         {
-            "HALLMON_KAFKA__BOOTSTRAP_SERVERS": services.kafka_bootstrap,
-            "HALLMON_REDIS__URL": services.redis_url,
-            "HALLMON_TOPICS__PREFIX": prefix,
             "HALLMON_ASSEMBLER__APP_ID": f"{prefix}assembler",
             "HALLMON_VERIFIER_WORKER__APP_ID": f"{prefix}verifier",
             "HALLMON_MODEL__PATH": str(model_dir),

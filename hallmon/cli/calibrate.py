@@ -10,7 +10,13 @@ from typing import Annotated
 import typer
 
 from hallmon.cli import app
-from hallmon.cli.eval import console, load_verifier_or_exit, progress_bar
+from hallmon.cli.eval import (
+    ModelDirOption,
+    NLICacheOption,
+    console,
+    load_verifier_or_exit,
+    progress_bar,
+)
 from hallmon.onnx_models.training.make_split import load_split
 
 COMMAND = "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl"
@@ -22,16 +28,12 @@ def calibrate_command(
     out: Annotated[
         Path | None, typer.Option(help="Where to write (default: workers/calibration.json).")
     ] = None,
-    model_dir: Annotated[
-        Path | None, typer.Option("--model", help="NLI model directory (default: settings).")
-    ] = None,
+    model_dir: ModelDirOption = None,
     top_k: Annotated[int, typer.Option(min=1, max=32, help="Passages per claim.")] = 4,
     features: Annotated[
         str | None, typer.Option(help="Comma-separated subset of the combiner's features.")
     ] = None,
-    nli_cache: Annotated[
-        Path | None, typer.Option(help="Cache NLI probabilities in this JSON file across runs.")
-    ] = None,
+    nli_cache: NLICacheOption = None,
 ) -> None:
     """Fit combiner weights, verdict thresholds and the warn threshold on the calib split.
 

@@ -31,6 +31,12 @@ SplitOption = Annotated[
         "train (the NLI model may have trained on these: never report them).",
     ),
 ]
+ModelDirOption = Annotated[
+    Path | None, typer.Option("--model", help="NLI model directory (default: settings).")
+]
+NLICacheOption = Annotated[
+    Path | None, typer.Option(help="Cache NLI probabilities in this JSON file across runs.")
+]
 
 
 def parse_actions(value: str) -> list[Action]:
@@ -86,15 +92,11 @@ def eval_command(
     unsupported_actions: Annotated[
         str, typer.Option(help="Actions that count an answer as unsupported.")
     ] = "warn,block",
-    model_dir: Annotated[
-        Path | None, typer.Option("--model", help="NLI model directory (default: settings).")
-    ] = None,
+    model_dir: ModelDirOption = None,
     calibration: Annotated[
         Path | None, typer.Option(help="Calibration file (default: the committed one).")
     ] = None,
-    nli_cache: Annotated[
-        Path | None, typer.Option(help="Cache NLI probabilities in this JSON file across runs.")
-    ] = None,
+    nli_cache: NLICacheOption = None,
 ) -> None:
     """Answer-level P/R/F1, balanced accuracy, per task, and span F1, against the baseline."""
     from hallmon.workers.eval import (
