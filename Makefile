@@ -50,10 +50,15 @@ test: install services
 demo: install services
 	$(VENV)/bin/hallmon demo
 
+# mypy cannot follow setuptools' package-dir mapping, so it checks a throwaway tree outside the
+# repository that lays the folders out as they install (hallmon/schemas, hallmon/workers, ...).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy
+	@tree=$$(mktemp -d) && trap 'rm -rf "$$tree"' EXIT && mkdir "$$tree/hallmon" && \
+	  for p in hallmon/*; do ln -s "$(CURDIR)/$$p" "$$tree/hallmon/"; done && \
+	  for d in schemas topology workers onnx_models; do ln -s "$(CURDIR)/$$d" "$$tree/hallmon/$$d"; done && \
+	  cd "$$tree" && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml -p hallmon
 
 format: install
 	$(VENV)/bin/ruff format .

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-
 from hallmon.schemas.common import DEFAULT_LIMITS, Limits
 from hallmon.schemas.events import TRACE_EVENT_ADAPTER, TRACE_EVENT_TYPES, TraceEvent
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 

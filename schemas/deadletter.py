@@ -6,9 +6,8 @@ import base64
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import Field
-
 from hallmon.schemas.common import SCHEMA_VERSION, Contract, Version
+from pydantic import Field
 
 DeadLetterReason = Literal[
     "malformed_json",
@@ -20,11 +19,14 @@ DeadLetterReason = Literal[
 ]
 
 
+WorkerStage = Literal["assembler", "verifier", "fatigue"]
+
+
 class DeadLetter(Contract):
     schema_version: Version = SCHEMA_VERSION
     reason: DeadLetterReason
     error: str
-    stage: Literal["assembler", "verifier"]
+    stage: WorkerStage
     topic: str
     partition: int | None = None
     offset: int | None = None
@@ -39,7 +41,7 @@ class DeadLetter(Contract):
         *,
         reason: DeadLetterReason,
         error: str,
-        stage: Literal["assembler", "verifier"],
+        stage: WorkerStage,
         topic: str,
         value: bytes | None,
         key: bytes | None = None,

@@ -9,8 +9,6 @@ import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
-
 from hallmon.schemas.common import (
     SCHEMA_VERSION,
     AnswerText,
@@ -20,6 +18,7 @@ from hallmon.schemas.common import (
     check_text_limit,
     limits_from,
 )
+from pydantic import Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
 Id = Annotated[str, Field(min_length=1, max_length=256)]
 Trust = Annotated[float, Field(ge=0.0, le=1.0)]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
-
 from hallmon.schemas.common import SCHEMA_VERSION, Contract, Version
+from pydantic import Field
 
 
 class FatiguePoint(Contract):

@@ -10,12 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
-
 from hallmon.schemas.deadletter import DeadLetter
 from hallmon.schemas.events import TRACE_EVENT_ADAPTER, AssembledResponse, ResponseEvent
 from hallmon.schemas.fatigue import FatigueAlert, FatigueSnapshot
 from hallmon.schemas.results import VerdictEvent
+from pydantic import BaseModel, TypeAdapter
 
 JSON_DIR = Path(__file__).with_name("json")
 

@@ -6,9 +6,8 @@ import hashlib
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field, model_validator
-
 from hallmon.schemas.common import SCHEMA_VERSION, Contract, Version
+from pydantic import Field, model_validator
 
 ClaimType = Literal[
     "fact", "number", "quote", "causal", "code", "plan", "commitment", "action", "system_state"

@@ -28,7 +28,6 @@ import pytest
 import redis
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
-
 from hallmon.topology.kafka_client import make_admin
 from hallmon.topology.settings import (
     ENV_NESTED_DELIMITER,

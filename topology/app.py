@@ -1,8 +1,9 @@
 """The faust app factory: one app per worker role, each its own consumer group.
 
-The assembler and the verifier are separate faust apps (ids `settings.assembler.app_id` and
-`settings.verifier_worker.app_id`) so verification scales apart from assembly; `hallmon worker`
-runs each in its own process. Tables live in memory and are rebuilt from their changelog
+The assembler, the verifier and the fatigue worker are separate faust apps (ids
+`settings.assembler.app_id`, `settings.verifier_worker.app_id`, `settings.fatigue.app_id`), so
+each scales on its own and a Redis outage never holds verdicts back; `hallmon worker` runs each
+in its own process. Tables live in memory and are rebuilt from their changelog
 topic after a crash or a rebalance.
 """
 
@@ -12,11 +13,10 @@ import ssl
 from typing import Any, Literal
 
 import faust
-
 from hallmon.topology.settings import HallmonSettings, KafkaSettings
 from hallmon.topology.topics import topic_specs
 
-Role = Literal["assembler", "verifier"]
+Role = Literal["assembler", "verifier", "fatigue"]
 
 
 def broker_url(kafka: KafkaSettings) -> str:
@@ -57,7 +57,11 @@ def traces_partitions(settings: HallmonSettings) -> int:
 
 
 def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.App:
-    app_id = settings.assembler.app_id if role == "assembler" else settings.verifier_worker.app_id
+    app_id = {
+        "assembler": settings.assembler.app_id,
+        "verifier": settings.verifier_worker.app_id,
+        "fatigue": settings.fatigue.app_id,
+    }[role]
     conf: dict[str, Any] = {
         "broker": broker_url(settings.kafka),
         "broker_credentials": broker_credentials(settings.kafka),

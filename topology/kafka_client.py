@@ -11,7 +11,6 @@ from collections.abc import Mapping
 
 from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
-
 from hallmon.topology.settings import KafkaConfig, KafkaSettings, env_name
 
 # Durable by default: the broker acknowledges once all in-sync replicas have the write, and

@@ -321,6 +321,10 @@ class VerifierWorkerSettings(_Group):
 class FatigueSettings(_Group):
     """Session fatigue in Redis (`HALLMON_FATIGUE__*`)."""
 
+    app_id: str = Field(
+        default="hallmon-fatigue", description="faust app id: the consumer group on verdicts."
+    )
+
     ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Fatigue keys expire after this.")
     max_series: int = Field(default=200, gt=0, description="Answers kept per session series.")
     window: int = Field(default=8, ge=2, description="Recent answers the trend is computed over.")
@@ -369,11 +373,11 @@ class ModelSettings(_Group):
 
 
 class VerifierSettings(_Group):
-    """Verification itself (`HALLMON_VERIFIER__*`): the transport-free stages in workers/."""
+    """Verification itself (`HALLMON_VERIFIER__*`): the stages in hallmon/verification/."""
 
     calibration_path: Path | None = Field(
         default=None,
-        description="Calibration file; the committed workers/calibration.json if unset.",
+        description="Calibration file; hallmon/verification/calibration.json if unset.",
     )
     top_k: int | None = Field(
         default=None,

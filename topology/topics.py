@@ -20,7 +20,6 @@ from confluent_kafka.admin import AdminClient
 # import them from where they are defined.
 from confluent_kafka.admin._config import ConfigResource
 from confluent_kafka.cimpl import NewTopic
-
 from hallmon.topology.settings import TopicNames, env_name
 
 DAY_MS = 24 * 60 * 60 * 1000

@@ -26,7 +26,8 @@ COMMAND = "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl"
 def calibrate_command(
     dataset: Annotated[Path, typer.Argument(help="Labelled answers in the dev file's format.")],
     out: Annotated[
-        Path | None, typer.Option(help="Where to write (default: workers/calibration.json).")
+        Path | None,
+        typer.Option(help="Where to write (default: hallmon/verification/calibration.json)."),
     ] = None,
     model_dir: ModelDirOption = None,
     top_k: Annotated[int, typer.Option(min=1, max=32, help="Passages per claim.")] = 4,
@@ -39,13 +40,13 @@ def calibrate_command(
 
     Only ids in the `calib` part of the committed split are read; `test` stays unseen.
     """
-    from hallmon.workers.calibration import (
+    from hallmon.verification.calibration import (
         CALIBRATION_PATH,
         CalibrationConfig,
         fit_calibration,
         save_calibration,
     )
-    from hallmon.workers.eval import (
+    from hallmon.verification.eval import (
         CachedNLI,
         SentenceSupport,
         load_records,
@@ -53,7 +54,7 @@ def calibrate_command(
         select_split,
         tune_baseline,
     )
-    from hallmon.workers.verdicts import FEATURES
+    from hallmon.verification.verdicts import FEATURES
 
     records = select_split(load_records(dataset), "calib", load_split())
     if not records:

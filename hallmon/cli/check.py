@@ -47,7 +47,7 @@ def check_command(
     ] = None,
 ) -> None:
     """Claims, verdicts, evidence, risk and action of one answer."""
-    from hallmon.workers.verifier import parse_response
+    from hallmon.verification.verifier import parse_response
 
     try:
         raw = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")

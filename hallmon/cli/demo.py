@@ -1,6 +1,6 @@
 """`hallmon demo`: the whole job on the local services, start to finish, in about a minute.
 
-Starts Kafka and Redis if they are down, creates the topics, runs a worker (both roles, in
+Starts Kafka and Redis if they are down, creates the topics, runs a worker (all three roles, in
 child processes), streams a support bot's sessions into `agent.traces` with the producer
 helper, prints each verdict as it arrives and ends with every session's fatigue curve.
 """
@@ -82,9 +82,9 @@ def demo(
     from hallmon.onnx_models.runtime import ModelNotFound, resolve_model_dir
     from hallmon.producer import TraceProducer
     from hallmon.schemas import FatigueAlert, VerdictEvent, decode
-    from hallmon.streaming.runner import ensure_hallmon_topics
     from hallmon.topology.kafka_client import make_consumer, make_producer
     from hallmon.topology.settings import get_settings
+    from hallmon.workers.runner import ensure_hallmon_topics
 
     console = console_for_output()
     started = time.monotonic()

@@ -18,8 +18,8 @@ from hallmon.schemas import Action
 from hallmon.topology.settings import get_settings
 
 if TYPE_CHECKING:
-    from hallmon.workers.eval import SystemReport
-    from hallmon.workers.verifier import Verifier
+    from hallmon.verification.eval import SystemReport
+    from hallmon.verification.verifier import Verifier
 
 console = Console(stderr=True)
 
@@ -51,7 +51,7 @@ def parse_actions(value: str) -> list[Action]:
 
 def load_verifier_or_exit(model_dir: Path | None, calibration: Path | None) -> Verifier:
     """A Verifier with the configured model, or a clear error and exit code 2."""
-    from hallmon.workers.verifier import Verifier, load_model
+    from hallmon.verification.verifier import Verifier, load_model
 
     settings = get_settings()
     model_settings = settings.model
@@ -99,7 +99,7 @@ def eval_command(
     nli_cache: NLICacheOption = None,
 ) -> None:
     """Answer-level P/R/F1, balanced accuracy, per task, and span F1, against the baseline."""
-    from hallmon.workers.eval import (
+    from hallmon.verification.eval import (
         CachedNLI,
         SentenceSupport,
         load_records,
@@ -108,7 +108,7 @@ def eval_command(
         tune_baseline,
         verifier_prediction,
     )
-    from hallmon.workers.eval import (
+    from hallmon.verification.eval import (
         report as make_report,
     )
 
@@ -195,7 +195,7 @@ def eval_command(
 
 
 def comparison_table(ours: SystemReport, base: SystemReport, split: str) -> Table:
-    from hallmon.workers.eval import BinaryMetrics
+    from hallmon.verification.eval import BinaryMetrics
 
     table = Table(title=f"unsupported-answer detection ({split})")
     for col in ("scope", "n", "F1", "F1 base", "ΔF1", "P", "R", "bal.acc", "bal.acc base"):

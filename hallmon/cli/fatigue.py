@@ -11,7 +11,7 @@ from rich.table import Table
 
 from hallmon.cli import app
 from hallmon.schemas import FatigueSnapshot
-from hallmon.workers.fatigue import sparkline
+from hallmon.workers.fatigue.trend import sparkline
 
 
 def console_for_output() -> Console:
@@ -85,9 +85,9 @@ def trend_key(s: FatigueSnapshot) -> tuple[float, float]:
 async def load_snapshots(session: str | None, limit: int) -> list[FatigueSnapshot]:
     import redis.asyncio as aioredis
 
-    from hallmon.streaming.agents import fatigue_config
-    from hallmon.streaming.fatigue_redis import FatigueStore
     from hallmon.topology.settings import get_settings
+    from hallmon.workers.fatigue.agent import fatigue_config
+    from hallmon.workers.fatigue.store import FatigueStore
 
     settings = get_settings()
     client = aioredis.Redis.from_url(settings.redis.url, **settings.redis.client_kwargs())

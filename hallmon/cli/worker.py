@@ -1,4 +1,4 @@
-"""`hallmon worker`: run the assembler and the verifier (or one of them) until stopped."""
+"""`hallmon worker`: run the assembler, the verifier and the fatigue worker (or one)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 from hallmon.cli import app
 
-RoleChoice = Literal["all", "assembler", "verifier"]
+RoleChoice = Literal["all", "assembler", "verifier", "fatigue"]
 
 
 @app.command()
@@ -18,17 +18,17 @@ def worker(
         str,
         typer.Option(
             "--role",
-            help="all: the assembler and the verifier, each in its own process; or just one.",
+            help="all: assembler, verifier and fatigue worker, each in its own process; or one.",
         ),
     ] = "all",
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "warning",
 ) -> None:
     """Consume agent traces, assemble answers, verify them, publish verdicts and fatigue."""
-    from hallmon.streaming.runner import run_role, spawn_roles
     from hallmon.topology.settings import get_settings
+    from hallmon.workers.runner import run_role, spawn_roles
 
-    if role not in ("all", "assembler", "verifier"):
-        raise typer.BadParameter(f"--role {role!r}: use all, assembler or verifier")
+    if role not in ("all", "assembler", "verifier", "fatigue"):
+        raise typer.BadParameter(f"--role {role!r}: use all, assembler, verifier or fatigue")
     logging.basicConfig(
         level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -28,10 +28,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np
 import torch
+from hallmon.onnx_models.training import data as D
 from tokenizers import Tokenizer
 from tqdm import tqdm
-
-from hallmon.onnx_models.training import data as D
 
 LABELS = list(D.LABELS)
 

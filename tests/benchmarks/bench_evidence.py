@@ -14,8 +14,14 @@ import random
 import time
 
 from hallmon.schemas import AssembledResponse, Claim, ResponseContext, Span
-from hallmon.workers.checks import run_checks
-from hallmon.workers.evidence import EvidenceIndex, collect_sources, lexical_support, split_passages
+
+from hallmon.verification.checks import run_checks
+from hallmon.verification.evidence import (
+    EvidenceIndex,
+    collect_sources,
+    lexical_support,
+    split_passages,
+)
 
 # fmt: off
 WORDS = [

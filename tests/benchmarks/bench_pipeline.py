@@ -34,12 +34,13 @@ from typing import Any, cast
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hallmon.cli.demo_sessions import DOCS, SESSIONS, Turn, chunks  # noqa: E402
-from hallmon.producer import KafkaProducerLike, TraceProducer  # noqa: E402
 from hallmon.schemas import AssembledResponse, ResponseContext, VerdictEvent, decode  # noqa: E402
-from hallmon.streaming.runner import ensure_hallmon_topics  # noqa: E402
 from hallmon.topology.kafka_client import make_consumer, make_producer  # noqa: E402
 from hallmon.topology.settings import HallmonSettings  # noqa: E402
+from hallmon.workers.runner import ensure_hallmon_topics  # noqa: E402
+
+from hallmon.cli.demo_sessions import DOCS, SESSIONS, Turn, chunks  # noqa: E402
+from hallmon.producer import KafkaProducerLike, TraceProducer  # noqa: E402
 
 TURNS: list[Turn] = [t for s in SESSIONS for t in s.turns if t.complete]
 
@@ -71,7 +72,7 @@ def response_of(turn: Turn, i: int) -> AssembledResponse:
 
 
 def raw_nli(settings: HallmonSettings, answers: int) -> dict[str, Any]:
-    from hallmon.workers.verifier import Verifier, load_model
+    from hallmon.verification.verifier import Verifier, load_model
 
     model = load_model(settings.model)
     verifier = Verifier(model, settings=settings.verifier)

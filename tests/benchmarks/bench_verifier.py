@@ -38,7 +38,7 @@ class OverlapNLI:
     max_length = 256
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
-        from hallmon.workers.text import content_tokens
+        from hallmon.verification.text import content_tokens
 
         rows = []
         for premise, hypothesis in pairs:
@@ -67,10 +67,11 @@ def main() -> None:
     from hallmon.onnx_models.runtime import default_model_dir
     from hallmon.onnx_models.training.make_split import load_split
     from hallmon.topology.settings import ModelSettings
-    from hallmon.workers.claims import extract_claims
-    from hallmon.workers.eval import SentenceSupport, load_records, run_verifier, select_split
-    from hallmon.workers.sentences import split_sentences
-    from hallmon.workers.verifier import Verifier, load_model
+
+    from hallmon.verification.claims import extract_claims
+    from hallmon.verification.eval import SentenceSupport, load_records, run_verifier, select_split
+    from hallmon.verification.sentences import split_sentences
+    from hallmon.verification.verifier import Verifier, load_model
 
     console = Console()
     records = select_split(load_records(DEV), "all", load_split())[: args.answers]
@@ -82,14 +83,14 @@ def main() -> None:
         extract_claims(a)
 
     def sentences_only() -> int:
-        from hallmon.workers import sentences
+        from hallmon.verification import sentences
 
         sentences._split_cached.cache_clear()
         sentences._segment_block.cache_clear()
         return sum(len(split_sentences(a)) for a in answers)
 
     def claims_full() -> int:
-        from hallmon.workers import sentences
+        from hallmon.verification import sentences
 
         sentences._split_cached.cache_clear()
         sentences._segment_block.cache_clear()

@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 import redis.asyncio as aioredis
-
 from hallmon.schemas import ClaimCounts, FatigueAlert, MonitorResult, VerdictEvent, VerdictTimings
-from hallmon.streaming.fatigue_redis import FatigueConfig, FatigueStore, range_label, update_fatigue
+from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, range_label, update_fatigue
 
 from ..conftest import Services
 

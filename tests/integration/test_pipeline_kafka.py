@@ -21,8 +21,6 @@ from typing import Any, cast
 import pytest
 import redis.asyncio as aioredis
 from confluent_kafka import Producer
-
-from hallmon.producer import KafkaProducerLike, TraceProducer
 from hallmon.schemas import (
     ResponseCompletedEvent,
     ResponseDeltaEvent,
@@ -30,11 +28,13 @@ from hallmon.schemas import (
     decode,
     verdict_id_for,
 )
-from hallmon.streaming.agents import fatigue_config
-from hallmon.streaming.fatigue_redis import FatigueStore
-from hallmon.streaming.runner import ensure_hallmon_topics
 from hallmon.topology.kafka_client import make_producer
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.fatigue.agent import fatigue_config
+from hallmon.workers.fatigue.store import FatigueStore
+from hallmon.workers.runner import ensure_hallmon_topics
+
+from hallmon.producer import KafkaProducerLike, TraceProducer
 
 from ..conftest import Services, TopicWatcher, WorkerProcess, pipeline_env, settings_from_env
 

@@ -45,8 +45,9 @@ def _cannot_run(reason: str) -> NoReturn:
 def run_gate() -> dict[str, Any]:
     """Verify the gate sample; the figures as a dict (also what --write-baseline stores)."""
     from hallmon.onnx_models.runtime import default_model_dir
-    from hallmon.workers.eval import load_records, report, run_verifier, verifier_prediction
-    from hallmon.workers.verifier import Verifier, load_model
+
+    from hallmon.verification.eval import load_records, report, run_verifier, verifier_prediction
+    from hallmon.verification.verifier import Verifier, load_model
 
     ids = json.loads(GATE_IDS.read_text(encoding="utf-8"))["ids"]
     wanted = set(ids)
@@ -78,7 +79,8 @@ def run_gate() -> dict[str, Any]:
 def test_calibration_was_fitted_with_the_shipped_model() -> None:
     """Combiner weights are fitted to one model's probabilities; another model needs a refit."""
     from hallmon.onnx_models.runtime import OnnxNLIModel, default_model_dir
-    from hallmon.workers.calibration import load_calibration
+
+    from hallmon.verification.calibration import load_calibration
 
     model_dir = default_model_dir()
     if not (model_dir / "manifest.json").is_file():
@@ -86,8 +88,9 @@ def test_calibration_was_fitted_with_the_shipped_model() -> None:
     fitted_with = load_calibration()[0].fitted.get("nli")
     shipped = OnnxNLIModel.from_dir(model_dir).version
     assert fitted_with == shipped, (
-        f"workers/calibration.json was fitted with NLI model {fitted_with}, but the shipped model "
-        f"is {shipped}: run `hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl`, then "
+        f"hallmon/verification/calibration.json was fitted with NLI model {fitted_with}, "
+        f"but the shipped model is {shipped}: run "
+        "`hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl`, then "
         "`python tests/integration/test_regression_gate.py --write-baseline`, and commit both"
     )
 

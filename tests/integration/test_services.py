@@ -8,7 +8,6 @@ import uuid
 import pytest
 import redis
 from confluent_kafka import KafkaError, Message, TopicPartition
-
 from hallmon.topology.kafka_client import make_admin, make_consumer, make_producer
 from hallmon.topology.settings import HallmonSettings
 from hallmon.topology.topics import ensure_topics, topic_specs

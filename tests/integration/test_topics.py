@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient
-
 from hallmon.topology.settings import HallmonSettings
 from hallmon.topology.topics import TopicSpec, observe, topic_specs
 

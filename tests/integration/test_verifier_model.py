@@ -10,9 +10,9 @@ import os
 from typing import Any
 
 import pytest
-
 from hallmon.schemas import MonitorResult
-from hallmon.workers.verifier import Verifier, parse_response
+
+from hallmon.verification.verifier import Verifier, parse_response
 
 pytestmark = pytest.mark.model
 
@@ -23,7 +23,8 @@ POLICY = "Returns are accepted within 14 days of delivery."
 def verifier() -> Verifier:
     from hallmon.onnx_models.runtime import default_model_dir
     from hallmon.topology.settings import ModelSettings
-    from hallmon.workers.verifier import load_model
+
+    from hallmon.verification.verifier import load_model
 
     model_dir = default_model_dir()
     if not (model_dir / "manifest.json").is_file():

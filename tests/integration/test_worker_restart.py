@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import cast
 
 import pytest
-
-from hallmon.producer import KafkaProducerLike, TraceProducer
 from hallmon.schemas import VerdictEvent, decode, verdict_id_for
-from hallmon.streaming.runner import ensure_hallmon_topics
 from hallmon.topology.kafka_client import make_consumer, make_producer
 from hallmon.topology.settings import KafkaSettings
+from hallmon.workers.runner import ensure_hallmon_topics
+
+from hallmon.producer import KafkaProducerLike, TraceProducer
 
 from ..conftest import Services, TopicWatcher, WorkerProcess, pipeline_env, settings_from_env
 

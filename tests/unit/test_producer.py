@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hallmon.schemas import ResponseCompletedEvent, ResponseDeltaEvent, decode_trace_event
 
 from hallmon.producer import ProducerError, TraceProducer
-from hallmon.schemas import ResponseCompletedEvent, ResponseDeltaEvent, decode_trace_event
 
 
 class FakeKafka:

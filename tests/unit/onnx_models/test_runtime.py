@@ -13,9 +13,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper
-from tokenizers import Tokenizer, models, pre_tokenizers, processors
-
 from hallmon.onnx_models.runtime import (
     LABELS,
     ModelConfigError,
@@ -28,6 +25,8 @@ from hallmon.onnx_models.runtime import (
     resolve_model_dir,
     softmax,
 )
+from onnx import TensorProto, helper
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "yes", "maybe", "no", "filler", "the", "order"]
 IDS = {tok: i for i, tok in enumerate(VOCAB)}

@@ -6,7 +6,6 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-
 from hallmon.schemas import (
     AssembledResponse,
     ClaimCounts,

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from hallmon.topology.settings import (
     HallmonSettings,
     KafkaSettings,
@@ -15,6 +13,7 @@ from hallmon.topology.settings import (
     get_settings,
     unknown_env_vars,
 )
+from pydantic import ValidationError
 
 
 @pytest.fixture(autouse=True)

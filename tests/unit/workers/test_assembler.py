@@ -6,10 +6,9 @@ import random
 from typing import Any
 
 import pytest
-
 from hallmon.schemas import TraceEvent, decode_trace_event, encode
 from hallmon.schemas.common import Limits
-from hallmon.workers.assembler import Assembler, AssemblerConfig, AssemblyStep, StreamState
+from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
 
 IDS = {"session_id": "s-1", "response_id": "r-1", "agent_id": "support-bot", "turn": 3}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from hallmon.schemas import (
     ClaimCounts,
     FatiguePoint,
@@ -15,7 +14,7 @@ from hallmon.schemas import (
     VerdictEvent,
     VerdictTimings,
 )
-from hallmon.workers.fatigue import (
+from hallmon.workers.fatigue.trend import (
     FatigueThresholds,
     SessionTotals,
     alert_id_for,

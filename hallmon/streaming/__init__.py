@@ -1,1 +1,0 @@
-"""The transport: faust agents, Redis, dead letters, telemetry around the transport-free stages."""

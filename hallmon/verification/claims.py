@@ -1,0 +1,499 @@
+"""Claims: split an answer into the atomic statements worth checking against its context.
+
+Sentences come from `split_sentences` (the evidence stage's segmenter, so answer and context
+are cut the same way): markdown-aware blocks, then pysbd, a maintained rule-based segmenter that
+handles abbreviations, decimals, initials and quotations, which a regex does not. On top of it
+this module:
+
+- treats a fenced code block (one span from the segmenter) as one `code` claim;
+- strips markdown decoration (bullets, numbers, headers, emphasis markers, block quotes) from
+  the ends of a segment by moving the span, never by rewriting the text, so that
+  ``answer[claim.span.start:claim.span.end] == claim.text`` always holds;
+- records what is not a claim as skipped, with the reason: greetings and closings, pure
+  politeness or empathy, questions to the user, list headings and preambles ("Here are the
+  steps:");
+- splits a sentence into atomic claims at "; ", ", and", " and ", ", but" only where both sides
+  read as a clause (a subject-like word and a verb), never inside quotes or numbers, and peels
+  a leading empathy clause off content ("I understand; returns are accepted within 14 days");
+- types each claim and gives it a severity (see `SEVERITY`).
+
+Everything here is rules over text: deterministic, no model, microseconds per sentence.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
+from hallmon.schemas.results import SkipReason
+from hallmon.verification.sentences import split_sentences
+
+CLAIMS_VERSION = "rules-1"
+"""Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
+
+SEVERITY: dict[ClaimType, Severity] = {
+    # A wrong action, promise, figure, quotation or system state does direct harm (a refund the
+    # user never gets, a misquoted policy), so those are high.
+    "action": "high",
+    "commitment": "high",
+    "number": "high",
+    "quote": "high",
+    "system_state": "high",
+    # Plain statements and explanations: harmful when wrong, but usually checkable by the user.
+    "fact": "medium",
+    "causal": "medium",
+    # What the agent says it will do next, and code it shows, are rarely grounded in context.
+    "plan": "low",
+    "code": "low",
+}
+
+
+@dataclass(frozen=True)
+class ClaimExtraction:
+    """What `extract_claims` found: claims, what it skipped, and the language it detected."""
+
+    claims: list[Claim]
+    skipped: list[SkippedSegment]
+    language: str = "en"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_english(self) -> bool:
+        return self.language == "en"
+
+
+# --- markdown and structure ---------------------------------------------------------------
+
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n?")
+_LEAD = re.compile(
+    r"^(?:\s|#{1,6}\s|>\s?|[-*+•]\s|\d{1,3}[.)]\s(?!\d)|\*\*|__|\*(?=\S)|_(?=\S)|\|)+"
+)
+_TRAIL = re.compile(r"(?:\s|\*\*|__|\*|_|\|)+$")
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Move [start, end) inwards past markdown decoration and whitespace."""
+    seg = text[start:end]
+    lead = _LEAD.match(seg)
+    if lead:
+        start += lead.end()
+        seg = seg[lead.end() :]
+    trail = _TRAIL.search(seg)
+    if trail and trail.start() > 0:
+        end = start + trail.start()
+    elif trail:
+        end = start
+    return start, end
+
+
+def _code_content(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The inside of a fenced code block spanning [start, end), or None if it is not one."""
+    m = _FENCE_OPEN.match(text[start:end])
+    if m is None:
+        return None
+    inner_start = start + m.end()
+    inner_end = end
+    closing = text.rfind(m.group(1), inner_start, end)
+    if closing >= 0 and not text[closing:end].strip("`~ \t\r\n"):
+        inner_end = closing
+    return _trim(text, inner_start, inner_end)
+
+
+# --- not claims -----------------------------------------------------------------------------
+
+_NAME = r"(?:\s+[A-Z][\w'-]*){0,2}"
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening)|welcome)\b"
+    + _NAME
+    + r"\s*[,.!:]*$"
+    + r"|^(?:best|kind|warm)?\s*(?:regards|wishes)\b.*$"
+    r"|^(?:cheers|sincerely|thanks again|take care|have a (?:great|nice|good) (?:day|week|one))"
+    r"\b.*$",
+    re.IGNORECASE,
+)
+# Whole-segment politeness and empathy. Kept tight: anything after these phrases that is not
+# more politeness makes the segment content.
+_POLITE_CORE = (
+    r"(?:i|we)\s+(?:completely\s+|totally\s+|fully\s+)?understand(?:\s+(?:that\s+)?(?:this|it|"
+    r"your|how)\b[^,;.!?]*)?"
+    r"|(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?(?:sorry|glad|happy|"
+    r"delighted|here)\b[^,;.!?]*"
+    r"|(?:i|we)\s+apologi[sz]e\b[^,;.!?]*"
+    r"|(?:my|our)\s+apologies\b[^,;.!?]*"
+    r"|sorry\s+(?:about|for)\b[^,;.!?]*"
+    r"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b[^,;.!?]*)?"
+    r"|(?:happy|glad)\s+to\s+help\b[^,;.!?]*"
+    r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
+    r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect)"
+    r"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b[^,;.!?]*"
+    r"|(?:please\s+)?(?:let|feel free to let)\s+(?:me|us)\s+know\b[^,;.!?]*"
+    r"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b[^,;.!?]*"
+    r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
+    r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
+    r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
+    r"|any\s?time"
+)
+# One or more politeness phrases and nothing else ("You're welcome, happy to help!").
+_POLITE = re.compile(
+    rf"^(?:{_POLITE_CORE})(?:[\s,.!;:]+(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
+)
+_POLITE_PREFIX = re.compile(
+    rf"^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+)?|,?\s+but\s+)", re.IGNORECASE
+)
+# "Here are the steps:", "Based on the passages, here is a summary:", "Method 1:".
+_PREAMBLE = re.compile(
+    r"^(?:(?:sure|okay|certainly)[!,.]?\s*)?(?:based on [^:]{0,120}?,\s*)?"
+    r"(?:here(?:'s| is| are)\b[^:]{0,160}|(?:the )?(?:following|below)\b[^:]{0,120}"
+    r"|to [^:]{0,120}?,\s*follow these steps)\s*:?$",
+    re.IGNORECASE,
+)
+# "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
+_HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+
+
+def _skip_reason(seg: str) -> SkipReason | None:
+    stripped = seg.strip()
+    if not _WORD.search(stripped):
+        return "formatting"
+    if _GREETING.match(stripped):
+        return "greeting"
+    if _POLITE.match(stripped):
+        return "politeness"
+    if stripped.endswith("?"):
+        return "question"
+    if _PREAMBLE.match(stripped) or _HEADING.match(stripped):
+        return "formatting"
+    return None
+
+
+def _is_heading_line(text: str, start: int, end: int) -> bool:
+    """A markdown header, or a short Title Case line without punctuation ("Return Policy").
+
+    "Good For Groups: Yes" holds a colon and is a key-value claim; "White represents purity"
+    is lower case after its first word and is a sentence: both stay claims.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end < 0 else line_end].strip()
+    if line.startswith("#"):
+        return True
+    seg = text[start:end]
+    words = _WORD.findall(seg)
+    return (
+        line.strip("*_ ") == seg.strip("*_ ")
+        and 0 < len(words) <= 5
+        and all(w[0].isupper() for w in words if len(w) > 3)
+        and not re.search(r"[.!?;:,]", seg)
+    )
+
+
+# --- atomic splitting ---------------------------------------------------------------------
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_VERBS = _wordset(
+    """is are was were be been being am has have had having do does did will would shall should
+    can could may might must 's 're 've 'll 'd isn't aren't wasn't weren't hasn't haven't hadn't
+    doesn't don't didn't won't wouldn't can't couldn't shouldn't offers offer offered provides
+    provide provided includes include included serves serve served features feature featured
+    contains contain contained makes make made takes take took gives give gave gets get got goes
+    go went says say said shows show showed uses use used allows allow allowed requires require
+    required needs need needed helps help helped becomes become became remains remain remained
+    seems seem seemed leads lead led causes cause caused accepts accept accepted opens open
+    opened closes close closed runs run ran sells sell sold found finds find knows know knew
+    plays play played lives live lived works work worked comes come came starts start started
+    returns return returned receives receive received pays pay paid means mean meant"""
+)
+_SUBJECT_START = re.compile(
+    r"^(?:i|we|you|he|she|it|they|this|that|these|those|there|the|a|an|his|her|its|their|our|"
+    r"your|my|some|many|most|all|each|every|one|both|[A-Z][\w'-]*)\b"
+)
+_CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+and\s+(?=\S)")
+
+
+def _has_verb(text: str) -> bool:
+    for w in _WORD.findall(text.lower()):
+        # "-ed" words count as verbs, hyphenated ones ("Asian-inspired") are adjectives.
+        if w in _VERBS or (len(w) > 4 and w.endswith("ed") and "-" not in w):
+            return True
+        for suffix in ("'s", "'re", "'ve", "'ll", "'d", "’s", "’re", "’ve", "’ll"):
+            if w.endswith(suffix) and suffix.replace("’", "'") in _VERBS:
+                return True
+    return False
+
+
+_PRONOUN_START = re.compile(r"^(?:i|we|you|he|she|it|they|there)\b", re.IGNORECASE)
+
+
+def _is_clause(text: str, *, bare_and: bool = False) -> bool:
+    """Whether `text` reads as a clause: enough words, a subject-like start and a verb.
+
+    After a bare " and " (no comma) only a pronoun counts as a subject: "dishes including
+    American and Asian-inspired dishes" must stay whole, "it opens at 9 and it closes at 5"
+    may split.
+    """
+    t = text.strip()
+    start = _PRONOUN_START if bare_and else _SUBJECT_START
+    return len(_WORD.findall(t)) >= 3 and bool(start.match(t)) and _has_verb(t)
+
+
+def _protected(text: str) -> list[tuple[int, int]]:
+    """Regions no split may enter: quotations, inline code, parentheses."""
+    out = []
+    for m in re.finditer(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|\([^)]*\)", text):
+        out.append((m.start(), m.end()))
+    return out
+
+
+def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split text[start:end] at clause boundaries where both sides are clauses."""
+    seg = text[start:end]
+    protected = _protected(seg)
+    pieces: list[tuple[int, int]] = []
+    cur = 0
+    for m in _CLAUSE_SPLIT.finditer(seg):
+        if any(a < m.start() < b for a, b in protected):
+            continue
+        left, right_start = seg[cur : m.start()], m.end()
+        # The right side runs to the next candidate split or the end; checking it up to the end
+        # keeps "A and B and C" from splitting off a verbless "B".
+        nxt = _CLAUSE_SPLIT.search(seg, right_start)
+        right = seg[right_start : nxt.start() if nxt else len(seg)]
+        if m.group(0).strip() == ";":
+            ok = _has_verb(left) and _has_verb(right)
+        else:
+            bare = not m.group(0).lstrip().startswith(",")
+            ok = _is_clause(left) and _is_clause(right, bare_and=bare)
+        if ok:
+            pieces.append((cur, m.start()))
+            cur = right_start
+    pieces.append((cur, len(seg)))
+    return [(start + a, start + b) for a, b in pieces if seg[a:b].strip()]
+
+
+# --- typing ---------------------------------------------------------------------------------
+
+_I = re.IGNORECASE
+_ACTION_VERBS = (
+    r"(?:refunded|sent|cancell?ed|processed|escalated|issued|updated|reset|created|booked|"
+    r"scheduled|submitted|forwarded|deleted|removed|changed|applied|credited|emailed|shipped|"
+    r"opened|closed|filed|added|restarted|rebooted|completed|transferred|unlocked|upgraded|"
+    r"downgraded|reversed|waived|renewed|activated|deactivated|disabled|enabled|paid|replaced|"
+    r"reported|notified|contacted|placed|approved|rejected|fixed|resolved|restored|migrated)"
+)
+_ACTION = re.compile(
+    rf"\b(?:i|we)(?:'ve|’ve|\s+have|\s+had)?\s+(?:just\s+|already\s+|now\s+|successfully\s+)*"
+    rf"{_ACTION_VERBS}\b"
+    rf"|\b(?:your|the)\s+(?:\w+\s+)?(?:order|ticket|account|request|refund|payment|subscription|"
+    rf"case|password|booking|reservation|claim|return|issue|complaint|invoice|email|message|"
+    rf"card|device|server|service|instance)s?\s+(?:has|have)\s+(?:now\s+|just\s+|already\s+)*"
+    rf"been\s+(?:successfully\s+)?{_ACTION_VERBS}\b",
+    _I,
+)
+_COMMITMENT = re.compile(
+    r"\b(?:i|we)\s+(?:promise|guarantee)\b|\bguaranteed?\b"
+    r"|\byou(?:'ll|’ll|\s+will)\s+(?:definitely\s+|certainly\s+|soon\s+)?(?:receive|get|be\s+"
+    r"(?:refunded|credited|compensated|contacted|reimbursed|notified|issued))\b"
+    r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to|\s+am\s+going\s+to|"
+    r"\s+shall)\s+(?:definitely\s+|certainly\s+|surely\s+|always\s+|gladly\s+|happily\s+)?"
+    r"(?:find|make|offer|give|provide|refund|replace|waive|cover|send|ship|credit|compensate|"
+    r"honou?r|arrange|fix|resolve|ensure|extend|reimburse|match|upgrade|deliver|sort)\b"
+    r"|\bwill\s+be\s+(?:fully\s+)?(?:refunded|credited|replaced|shipped|delivered|resolved|"
+    r"fixed|reimbursed|waived|covered)\b",
+    _I,
+)
+_PLAN = re.compile(
+    r"^(?:first|next|then|after that|finally|now)\b[,\s]+(?:i|we)(?:'ll|’ll|\s+will|\s+am going to"
+    r"|\s+are going to)\b"
+    r"|\bnext steps?\b|^let\s+me\b|^i(?:'ll|’ll|\s+will|\s+am going to)\s+(?:now\s+|first\s+)?"
+    r"(?:check|look|investigate|review|start|begin|try|search|verify|ask|analy[sz]e)\b",
+    _I,
+)
+_SYSTEM = re.compile(
+    r"\b(?:service|system|server|api|site|website|platform|database|app|application|endpoint|"
+    r"cluster|network|portal|gateway|outage)s?\s+(?:is|are|was|has\s+been|remains)\s+(?:currently\s+"
+    r"|now\s+|fully\s+|back\s+)*(?:up|down|healthy|unhealthy|operational|degraded|online|offline|"
+    r"available|unavailable|running|working|restored|back|stable|unstable|experiencing)\b"
+    r"|\byour\s+(?:account|subscription|order|card|plan|payment|membership|license|device)\s+"
+    r"(?:is|remains)\s+(?:currently\s+|now\s+|still\s+)*(?:active|inactive|suspended|locked|"
+    r"enabled|disabled|valid|expired|confirmed|pending|verified|on hold|in good standing)\b",
+    _I,
+)
+_QUOTE = re.compile(r"\"(?:[^\"\s]+\s+){2,}[^\"]*\"|“(?:[^”\s]+\s+){2,}[^”]*”")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|million|billion|trillion|dozen|half|percent|quarter|"
+    r"first|second|third|twice|thrice)\b"
+    r"|[$€£¥]|\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december)\b",
+    _I,
+)
+_CAUSAL = re.compile(
+    r"\b(?:because|therefore|due to|leads? to|led to|as a result|results? in|resulted in|"
+    r"caused|causes|thus|hence|consequently|owing to|thanks to|so that|which means)\b",
+    _I,
+)
+
+
+def claim_type(text: str) -> ClaimType:
+    """The type of one claim, by the first rule that matches (most specific first)."""
+    if _INLINE_CODE.search(text):
+        return "code"
+    if _ACTION.search(text):
+        return "action"
+    if _COMMITMENT.search(text):
+        return "commitment"
+    if _SYSTEM.search(text):
+        return "system_state"
+    if _QUOTE.search(text):
+        return "quote"
+    if _PLAN.search(text):
+        return "plan"
+    if _NUMBER.search(text):
+        return "number"
+    if _CAUSAL.search(text):
+        return "causal"
+    return "fact"
+
+
+# --- language -------------------------------------------------------------------------------
+
+_STOPWORDS: dict[str, frozenset[str]] = {
+    "en": _wordset("the and is are was of to in that it for with you on this have be not"),
+    "es": _wordset("el la los las de que y en es por con para una un del se su al lo"),
+    "fr": _wordset("le la les de des et est un une que qui dans pour pas sur au du avec"),
+    "de": _wordset("der die das und ist nicht ein eine zu den mit von sie auf für sich dem"),
+    "it": _wordset("il la di che e è per un una non con sono del della gli le si"),
+    "pt": _wordset("o a os as de que e é do da em um uma para com não no na"),
+    "nl": _wordset("de het een en van is dat niet in op te met voor zijn er"),
+}
+_SCRIPTS = {
+    "CYRILLIC": "cyrillic",
+    "GREEK": "el",
+    "ARABIC": "ar",
+    "HEBREW": "he",
+    "DEVANAGARI": "hi",
+    "THAI": "th",
+    "HANGUL": "ko",
+    "HIRAGANA": "ja",
+    "KATAKANA": "ja",
+    "CJK": "zh",
+}
+
+
+def detect_language(text: str) -> str:
+    """A cheap guess: "en", a language code, or a script name ("cyrillic"); "en" when unsure.
+
+    Non-Latin scripts are recognised by their Unicode names; among Latin-script languages by
+    counting common function words. Too little text to tell counts as English.
+    """
+    counts: dict[str, int] = {}
+    letters = 0
+    for ch in text:
+        if not ch.isalpha():
+            continue
+        letters += 1
+        name = unicodedata.name(ch, "")
+        for key, lang in _SCRIPTS.items():
+            if name.startswith(key):
+                counts[lang] = counts.get(lang, 0) + 1
+                break
+    if letters:
+        lang, n = max(counts.items(), key=lambda kv: kv[1], default=("en", 0))
+        if n / letters > 0.3:
+            # Japanese text mixes kana with CJK ideographs; any kana makes it Japanese.
+            return "ja" if lang == "zh" and counts.get("ja") else lang
+    words = [w.lower() for w in _WORD.findall(text)]
+    if len(words) < 4:
+        return "en"
+    hits = {lang: sum(w in sw for w in words) for lang, sw in _STOPWORDS.items()}
+    best = max(hits, key=lambda k: hits[k])
+    if best != "en" and hits[best] >= 2 and hits[best] > 1.5 * hits["en"]:
+        return best
+    return "en"
+
+
+# --- the stage ------------------------------------------------------------------------------
+
+
+def _skipped(text: str, start: int, end: int, reason: SkipReason) -> SkippedSegment:
+    return SkippedSegment(text=text[start:end], span=Span(start=start, end=end), reason=reason)
+
+
+def extract_claims(text: str) -> ClaimExtraction:
+    """Claims and skipped segments of an answer, with exact character spans into `text`."""
+    if not text.strip():
+        empty = [_skipped(text, 0, len(text), "empty")] if text else []
+        return ClaimExtraction(claims=[], skipped=empty)
+
+    skipped: list[SkippedSegment] = []
+    claims: list[Claim] = []
+    for seg_start, seg_end in split_sentences(text):
+        code = _code_content(text, seg_start, seg_end)
+        if code is not None:
+            if code[1] > code[0]:
+                claims.append(_claim(text, len(claims), code[0], code[1], "code"))
+            continue
+        start, end = _trim(text, seg_start, seg_end)
+        if end <= start:
+            continue
+        if _is_heading_line(text, start, end):
+            skipped.append(_skipped(text, start, end, "formatting"))
+            continue
+        for a, b in _content_parts(text, start, end, skipped):
+            reason = _skip_reason(text[a:b])
+            if reason is not None:
+                skipped.append(_skipped(text, a, b, reason))
+                continue
+            claims.append(_claim(text, len(claims), a, b, claim_type(text[a:b])))
+
+    language = detect_language(text)
+    notes = []
+    if language != "en":
+        notes.append(
+            f"answer language looks like '{language}', the NLI model is English-only: claims "
+            "are judged 'unclear' at best and the answer is never reported as clean"
+        )
+    skipped.sort(key=lambda s: s.span.start)
+    return ClaimExtraction(claims=claims, skipped=skipped, language=language, notes=notes)
+
+
+def _content_parts(
+    text: str, start: int, end: int, skipped: list[SkippedSegment]
+) -> list[tuple[int, int]]:
+    """Atomic parts of one segment, after peeling leading politeness off into `skipped`."""
+    while True:
+        # Matched on a slice: `^` does not anchor at `pos` when matching inside the text.
+        m = _POLITE_PREFIX.match(text[start:end])
+        if not m or start + m.end() >= end:
+            break
+        s, e = _trim(text, start, start + m.end("polite"))
+        if e > s:
+            skipped.append(_skipped(text, s, e, "politeness"))
+        start += m.end()
+    parts = []
+    for a, b in _atomic(text, start, end):
+        a, b = _trim(text, a, b)
+        # A trailing comma or semicolon belongs to the split, not to the claim.
+        while b > a and text[b - 1] in ",;":
+            b -= 1
+        if b > a:
+            parts.append((a, b))
+    return parts
+
+
+def _claim(text: str, index: int, start: int, end: int, ctype: ClaimType) -> Claim:
+    return Claim(
+        id=f"c{index + 1}",
+        text=text[start:end],
+        span=Span(start=start, end=end),
+        type=ctype,
+        severity=SEVERITY[ctype],
+    )

@@ -1,0 +1,438 @@
+"""Numbers, amounts, percentages, durations, times and dates in text, normalised for comparison.
+
+"4.2 million" = "4,200,000", "12%" = "12 percent" = "12 per cent", "$1,200" = "1200 dollars"
+(currency kept as its own aspect), "fourteen days" = "14 days" = "two weeks", "March 3, 2024"
+= "3 March 2024" = "2024-03-03", "2:00 pm" = "14:00".
+
+`extract_quantities(text, claim=True)` is strict about what counts as a number in a claim
+(no "one" as in "one of the best", no digits glued to letters as in "MP3" or "COVID-19");
+`claim=False` is lenient, for the evidence side. `find_match(q, pool)` says whether a claim
+quantity is backed by any quantity in the pool, honouring the claim's precision ("4.2 million"
+is backed by 4,213,000) and hedges ("about 30" is backed by 28).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from hallmon.verification.text import NUMBER_WORDS
+
+__all__ = ["Quantity", "QuantityKind", "closest", "extract_quantities", "find_match"]
+
+QuantityKind = Literal["number", "percent", "money", "date", "time"]
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """One quantity found in text, with the span of the words that state it."""
+
+    kind: QuantityKind
+    text: str
+    start: int
+    end: int
+    values: frozenset[float] = frozenset()
+    """Numeric readings (a time "7:00" without am/pm reads as 07:00 and 19:00, in minutes)."""
+    dates: frozenset[str] = frozenset()
+    """ISO readings: "2024-03-03", "2024-03" (month), "--03-03" (no year)."""
+    currency: str | None = None
+    duration_days: float | None = None
+    """For day/week durations, the length in days ("two weeks" -> 14)."""
+    tolerance: float = 0.0
+    """How far a backing value may be: half the claim's last stated unit, or 10% if hedged."""
+    approximate: bool = False
+    years: frozenset[float] = field(default_factory=frozenset)
+    """Years a date offers as plain numbers on the evidence side ("in 2024")."""
+    unit: str | None = None
+    """The word after a number ("days", "stars"), for messages and durations."""
+
+    def describe(self) -> str:
+        if self.unit and self.kind in ("number", "percent") and not self.text.endswith(self.unit):
+            return f"'{self.text} {self.unit}'"
+        return f"'{self.text}'"
+
+
+_SCALES = {
+    "thousand": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "mio": 1e6,
+    "m": 1e6,
+    "mn": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+    "trillion": 1e12,
+    "tn": 1e12,
+}
+_CURRENCY_SYMBOLS = {"$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
+_CURRENCY_WORDS = {
+    "dollar": "USD",
+    "dollars": "USD",
+    "usd": "USD",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+    "yen": "JPY",
+    "jpy": "JPY",
+    "rupee": "INR",
+    "rupees": "INR",
+    "inr": "INR",
+}
+_DURATION_DAYS = {"day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0}
+_MONTHS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_MONTH = (
+    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE_PATTERNS = [
+    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}}){_ORD}(?:,?\s+(?P<year>\d{{4}}))?\b", re.I),
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b", re.I
+    ),
+    re.compile(rf"\b{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
+    re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})\b"),
+]
+_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/.])")
+_TIME = re.compile(
+    r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
+    r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
+    re.I,
+)
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>US\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
+    + _NUM
+    + r")"
+    r"(?P<ord>st|nd|rd|th)?"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|mio|mn|bn|tn)\b|(?P<scale1>[kmb])\b)?"
+    r"(?P<glued>[A-Za-z]\w*)?"
+    r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b|pct\b))?",
+    re.I,
+)
+_WORD_NUMBER = re.compile(
+    r"\b(?P<word>" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
+    r"(?:[-\s](?P<unit_word>one|two|three|four|five|six|seven|eight|nine))?\b"
+    r"(?:\s(?P<scale>thousand|million|billion|trillion)\b)?"
+    r"(?:\s(?P<pct>percent|per\s?cent)\b)?",
+    re.I,
+)
+_AFTER = re.compile(r"\s*(?:business\s+|calendar\s+|working\s+)?([A-Za-z]+)")
+_HEDGE = re.compile(
+    r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|~|over|"
+    r"more than|less than|under|up to|at least|at most|close to|upwards of)\s*[$€£¥₹]?\s*$",
+    re.I,
+)
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+_REFERENCE = re.compile(
+    r"\b(?:passages?|paragraphs?|documents?|docs?|sources?|contexts?|references?|options?|"
+    r"methods?|steps?|items?|points?|answers?|questions?|parts?|sections?|chapters?|tips?|"
+    r"examples?|ways?|figures?|fig\.|tables?|pages?|p\.|no\.|#)\s*"
+    r"(?:\d+\s*(?:,|and|&|or|-|–|to)\s*)*$",
+    re.I,
+)
+_META_UNITS = frozenset({"words", "characters", "sentences", "paragraphs", "bullet", "tokens"})
+_OUT_OF = re.compile(r"\bout of\s*$", re.I)
+_PER_WEEK = re.compile(r"\s+(?:days|times|hours|nights)\s+(?:a|per)\s+(?:week|day|month)\b", re.I)
+_VAGUE = re.compile(r"\b(?:several|a few|few|many|some|dozens of|hundreds of)\s+$", re.I)
+# Units after a number word that make it a figure a source would state.
+_STATED_UNITS = frozenset(
+    {"percent", "per", "times", "dollars", "dollar", "euros", "euro", "pounds", "people",
+     "persons", "employees", "users", "customers", "children", "years", "year", "months",
+     "month", "weeks", "week", "days", "day", "hours", "hour", "minutes", "minute", "seconds",
+     "nights", "stars", "star", "miles", "kilometres", "kilometers", "km", "kg",
+     "points", "goals", "games", "floors", "rooms", "members", "deaths", "injured",
+     "killed", "victims", "fortnight", "business", "working", "calendar"}
+)  # fmt: skip
+
+
+def _month(name: str) -> int:
+    return _MONTHS[name.lower()[:3]]
+
+
+def _valid(year: int | None, month: int, day: int | None) -> bool:
+    if not 1 <= month <= 12:
+        return False
+    if day is None:
+        return True
+    limit = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    return 1 <= day <= limit
+
+
+def _iso(year: int | None, month: int, day: int | None) -> str:
+    if day is None:
+        return f"{year:04d}-{month:02d}"
+    if year is None:
+        return f"--{month:02d}-{day:02d}"
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def _number(literal: str) -> float:
+    return float(literal.replace(",", ""))
+
+
+def _half_unit(literal: str, scale: float) -> float:
+    """Half of the last stated unit: "4.2 million" -> 50,000; "3.5" -> 0.05; "15" -> 0."""
+    decimals = len(literal.split(".", 1)[1]) if "." in literal else 0
+    if decimals == 0 and scale == 1.0:
+        return 0.0
+    return 0.5 * scale * 10.0 ** (-decimals)
+
+
+@lru_cache(maxsize=4096)
+def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
+    """Every quantity in `text`, in order. Cached: evidence texts recur across claims."""
+    taken = bytearray(len(text))
+    found: list[Quantity] = []
+
+    def free(s: int, e: int) -> bool:
+        return not any(taken[s:e])
+
+    def take(q: Quantity) -> None:
+        taken[q.start : q.end] = b"\x01" * (q.end - q.start)
+        found.append(q)
+
+    for pattern in _DATE_PATTERNS:
+        for m in pattern.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            groups = m.groupdict()
+            if (
+                groups.get("month")
+                and groups["month"].lower() == "may"
+                and m.group("month")[0] != "M"
+            ):
+                continue  # "you may 3 times" is not May 3rd
+            month = int(groups["mnum"]) if groups.get("mnum") else _month(groups["month"])
+            day = int(groups["day"]) if groups.get("day") else None
+            year = int(groups["year"]) if groups.get("year") else None
+            if not _valid(year, month, day):
+                continue
+            iso = {_iso(year, month, day)}
+            years = frozenset({float(year)}) if year is not None else frozenset()
+            take(
+                Quantity("date", m.group(0), m.start(), m.end(), dates=frozenset(iso), years=years)
+            )
+    for m in _NUMERIC_DATE.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        year = y + 2000 if y < 100 else y
+        readings = {_iso(year, mo, d) for mo, d in ((a, b), (b, a)) if _valid(year, mo, d)}
+        if readings:
+            take(
+                Quantity(
+                    "date",
+                    m.group(0),
+                    m.start(),
+                    m.end(),
+                    dates=frozenset(readings),
+                    years=frozenset({float(year)}),
+                )
+            )
+    for m in _TIME.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        if m.group("h") is not None:
+            hour, minute = int(m.group("h")), int(m.group("m") or 0)
+            if not (1 <= hour <= 12 and minute < 60):
+                continue
+            pm = m.group("ampm").lower().startswith("p")
+            minutes = {float((hour % 12 + (12 if pm else 0)) * 60 + minute)}
+        else:
+            hour, minute = int(m.group("h24")), int(m.group("m24"))
+            if not (hour <= 24 and minute < 60):
+                continue
+            minutes = {float(hour * 60 + minute)}
+            if 1 <= hour <= 12:  # "7:00" may be morning or evening
+                minutes.add(float((hour % 12 + 12) * 60 + minute))
+        take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes)))
+
+    for m in _NUMBER.finditer(text):
+        start = m.start("num") if not m.group("sym") else m.start()
+        if not free(start, m.end()):
+            continue
+        literal = m.group("num")
+        if _VERSION.match(text, m.start("num")):
+            continue  # "2.0.1" is a version, not a number
+        glued = m.group("glued")
+        # One-letter scales only when glued ("4.2m", "$5k"): "819 B State St" is an address.
+        scale_word = (m.group("scale") or m.group("scale1") or "").lower()
+        if glued and claim:
+            continue  # "MP3"-style ids and "4G" are not quantities; "4.2m", "5k" are scales
+        scale = _SCALES.get(scale_word, 1.0)
+        if scale_word in ("m", "b") and not m.group("sym") and not claim:
+            scale = 1.0  # "5 m" on the evidence side is more often metres than millions
+        value = _number(literal) * scale
+        if m.group("neg") and (m.start() == 0 or text[m.start() - 1] in " (\t\n"):
+            value = -value
+        after = text[m.end() : m.end() + 30]
+        currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
+        unit_match = _AFTER.match(after)
+        unit = unit_match.group(1).lower() if unit_match else ""
+        end = m.end()
+        if currency is None and unit in _CURRENCY_WORDS:
+            currency = _CURRENCY_WORDS[unit]
+            end = m.end() + unit_match.end() if unit_match else end
+        kind: QuantityKind = "number"
+        if m.group("pct"):
+            kind = "percent"
+        elif currency:
+            kind = "money"
+        if claim and kind == "number" and not currency and _REFERENCE.search(text[:start]):
+            continue  # "Passage 2 says", "Step 3:", "option 1": the answer's own numbering
+        if claim and unit in _META_UNITS:
+            continue  # "a summary in 120 words": the answer's own length, not a fact
+        if claim and (_OUT_OF.search(text[:start]) or _PER_WEEK.match(text, end)):
+            continue  # "3.5 out of 5 stars", "seven days a week": scales and rates
+        take(_make(text, kind, start, end, value, literal, scale, currency, unit))
+
+    for m in _WORD_NUMBER.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        word = m.group("word").lower()
+        after = text[m.end() : m.end() + 30]
+        unit_match = _AFTER.match(after)
+        unit = unit_match.group(1).lower() if unit_match else ""
+        vague = _VAGUE.search(text[max(0, m.start() - 12) : m.start()])
+        if claim and _PER_WEEK.match(text, m.end()):
+            continue
+        if claim and (vague or not (m.group("scale") or m.group("pct") or unit in _STATED_UNITS)):
+            # "two types of amino acids": a count the answer made, not a figure a source
+            # would state; "two weeks", "ten percent", "five million" are figures.
+            continue
+        value = float(NUMBER_WORDS[word])
+        if m.group("unit_word"):
+            value += NUMBER_WORDS[m.group("unit_word").lower()]
+        scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
+        kind = "percent" if m.group("pct") else "number"
+        take(
+            _make(text, kind, m.start(), m.end(), value * scale, str(int(value)), scale, None, unit)
+        )
+
+    found.sort(key=lambda q: q.start)
+    return tuple(found)
+
+
+def _make(
+    text: str,
+    kind: QuantityKind,
+    start: int,
+    end: int,
+    value: float,
+    literal: str,
+    scale: float,
+    currency: str | None,
+    unit: str,
+) -> Quantity:
+    hedged = bool(_HEDGE.search(text[max(0, start - 24) : start]))
+    tolerance = _half_unit(literal, scale)
+    if hedged:
+        tolerance = max(tolerance, abs(value) * 0.1)
+    days = value * _DURATION_DAYS[unit] if unit in _DURATION_DAYS else None
+    return Quantity(
+        kind,
+        text[start:end].strip(),
+        start,
+        end,
+        values=frozenset({value}),
+        currency=currency,
+        duration_days=days,
+        tolerance=tolerance,
+        approximate=hedged,
+        unit=unit if unit and len(unit) <= 12 and kind == "number" else None,
+    )
+
+
+def _close(a: float, b: float, tolerance: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or abs(a - b) <= tolerance + 1e-9
+
+
+def _dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
+    for c in claim:
+        for o in other:
+            if c == o:
+                return True
+            if c.startswith("--") and o.endswith(c[1:]):  # "March 3" backed by 2024-03-03
+                return True
+            if len(c) == 7 and o.startswith(c):  # "March 2024" backed by 2024-03-03
+                return True
+    return False
+
+
+def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quantity | None:
+    """The first quantity in `pool` that backs `q`, or None.
+
+    Kinds are compared leniently where text is loose ("12%" is backed by a bare "12" in a table,
+    "$1,200" by "1,200"), strictly where it matters: a different currency, a date, a time.
+    """
+    for p in pool:
+        if q.kind == "date":
+            if p.kind == "date" and _dates_match(q.dates, p.dates):
+                return p
+            continue
+        if q.kind == "time":
+            if p.kind == "time" and q.values & p.values:
+                return p
+            continue
+        if p.kind == "date":
+            if q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years):
+                return p
+            continue
+        if p.kind == "time":
+            continue
+        if q.currency and p.currency and q.currency != p.currency:
+            continue
+        if any(_close(a, b, q.tolerance) for a in q.values for b in p.values):
+            return p
+        if (
+            q.duration_days is not None
+            and p.duration_days is not None
+            and _close(q.duration_days, p.duration_days, 0.0)
+        ):
+            return p
+    return None
+
+
+def closest(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quantity | None:
+    """The pool quantity nearest to `q` (same kind family), for a helpful failure message."""
+    best: tuple[float, Quantity] | None = None
+    for p in pool:
+        if (q.kind in ("date", "time")) != (p.kind in ("date", "time")):
+            continue
+        if q.kind == "date" or p.kind == "date":
+            if p.kind == q.kind:
+                return p
+            continue
+        for a in q.values:
+            for b in p.values:
+                d = abs(a - b) / max(abs(a), abs(b), 1.0)
+                if best is None or d < best[0]:
+                    best = (d, p)
+    return best[1] if best else None
+
+
+def differs_by_one_digit(a: str, b: str) -> bool:
+    """ "15" vs "14", "4,200" vs "4,300": same shape, exactly one digit changed."""
+    da, db = re.sub(r"\D", "", a), re.sub(r"\D", "", b)
+    return len(da) == len(db) and sum(x != y for x, y in zip(da, db, strict=True)) == 1

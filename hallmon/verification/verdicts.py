@@ -1,0 +1,242 @@
+"""The verdict on one claim, from its deterministic checks and the NLI scores of its evidence.
+
+Order of precedence:
+1. A failed deterministic check decides (NLI models are weak exactly where these checks are
+   strong: numbers, verbatim quotes, tool results). See `_from_checks`.
+2. Otherwise a small calibrated combiner (`calibration.Combiner`, a logistic regression fitted
+   on the calib split) turns the claim's features into P(unsupported); per-type thresholds from
+   the calibration file map it to `supported` / `unclear` / `not_found`, and to `contradicted`
+   when the model's contradiction on some passage dominates.
+3. An answer whose language is not English is never judged `supported`: the model is
+   English-only, so a claim it would have supported is `unclear` instead.
+
+Features (`FEATURES`) are per claim and cheap: NLI maxima over the top-k passages, word overlap,
+and how much of the claim (words, numbers, names) never occurs anywhere in the context. A claim
+that contradicts a yes/no field of a JSON record in the context is decided by the record check
+(`records.check_record`), like the other deterministic checks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from hallmon.schemas import CheckResult, Claim, ClaimStatus, ClaimVerdict, Evidence
+from hallmon.verification.calibration import CalibrationConfig, decide
+
+FEATURES: tuple[str, ...] = (
+    "ent_max",  # best entailment over the top-k passages
+    "con_max",  # strongest contradiction over them
+    "lex_max",  # best word-overlap support over all passages (the lexical baseline's signal)
+    "novel_words",  # share of the claim's content words absent from the whole context
+    "novel_count",  # how many of them (capped at 10): a long claim adds more unbacked words
+    "novel_names",  # capitalised words (not sentence-initial) absent from the context
+    "novel_numbers",  # numbers absent from the context
+    "number_failed",  # the deterministic number check failed
+    "other_check_failed",  # quote / citation / action / system_state / commitment / record
+    "log_words",  # log(1 + words in the claim)
+    "position",  # where the claim sits in the answer, 0 (first) .. 1 (last)
+    "type_number",
+    "type_quote",
+    "type_causal",
+)
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_STOP = frozenset(
+    str.split(
+        """a an the and or but if then of to in on at by for with from as is are was were be been
+    being has have had do does did will would can could should may might must it its this that
+    these those there their they them he she his her him we our you your i my me not no so such
+    than too very also just about into over after before while which who whom what when where
+    why how all any each both more most other some only own same up down out off again further
+    once here s t based passage passages provided given information according"""
+    )
+)
+
+
+def _stem(word: str) -> str:
+    """A crude stem: enough to match "accepted"/"accepts", never used for display."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+def _number_key(token: str) -> str:
+    return token.replace(",", "").rstrip(".").lstrip("0") or "0"
+
+
+@dataclass(frozen=True)
+class ContextProfile:
+    """The words, names and numbers of an answer's whole context, for novelty features."""
+
+    stems: frozenset[str]
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> ContextProfile:
+        stems: set[str] = set()
+        numbers: set[str] = set()
+        for text in texts:
+            stems.update(_stem(t) for t in _TOKEN.findall(text))
+            numbers.update(_number_key(n) for n in _NUMBER.findall(text))
+        return cls(frozenset(stems), frozenset(numbers))
+
+
+def _novelty(text: str, profile: ContextProfile) -> tuple[float, float, float, float]:
+    tokens = _TOKEN.findall(text)
+    content = [t for t in tokens if t.lower() not in _STOP and not t.isdigit()]
+    novel_count = float(sum(_stem(t) not in profile.stems for t in content))
+    novel_words = novel_count / len(content) if content else 0.0
+    names = [
+        t for i, t in enumerate(tokens) if i > 0 and t[:1].isupper() and t.lower() not in _STOP
+    ]
+    novel_names = float(sum(_stem(t) not in profile.stems for t in names))
+    numbers = [_number_key(n) for n in _NUMBER.findall(text)]
+    novel_numbers = float(sum(n not in profile.numbers for n in numbers))
+    return novel_words, novel_count, novel_names, novel_numbers
+
+
+def claim_features(
+    claim: Claim,
+    evidence: Sequence[Evidence],
+    checks: Sequence[CheckResult],
+    lexical: float,
+    profile: ContextProfile,
+    position: float,
+) -> npt.NDArray[np.float64]:
+    """The `FEATURES` vector of one claim. `evidence` carries NLI scores; `lexical` is the
+    claim's best word-overlap support over all passages of the context."""
+    ent = [e.nli.entailment for e in evidence if e.nli is not None]
+    con = [e.nli.contradiction for e in evidence if e.nli is not None]
+    failed = {c.name for c in checks if c.passed is False}
+    novel_words, novel_count, novel_names, novel_numbers = _novelty(claim.text, profile)
+    values = {
+        "ent_max": max(ent, default=0.0),
+        "con_max": max(con, default=0.0),
+        "lex_max": lexical,
+        "novel_words": novel_words,
+        "novel_count": min(novel_count, 10.0),
+        "novel_names": min(novel_names, 5.0),
+        "novel_numbers": min(novel_numbers, 5.0),
+        "number_failed": float("number" in failed),
+        "other_check_failed": float(bool(failed - {"number"})),
+        "log_words": math.log1p(len(_TOKEN.findall(claim.text))),
+        "position": position,
+        "type_number": float(claim.type == "number"),
+        "type_quote": float(claim.type == "quote"),
+        "type_causal": float(claim.type == "causal"),
+    }
+    return np.array([values[name] for name in FEATURES], dtype=np.float64)
+
+
+def select(features: npt.NDArray[np.float64], names: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Columns `names` of a `FEATURES` matrix, in that order (a combiner may use a subset)."""
+    index = {name: i for i, name in enumerate(FEATURES)}
+    missing = [n for n in names if n not in index]
+    if missing:
+        raise ValueError(
+            f"calibration combiner uses features {missing} that this hallmon does not compute "
+            f"(it computes {', '.join(FEATURES)}); refit with `hallmon calibrate`"
+        )
+    out: npt.NDArray[np.float64] = features[..., [index[n] for n in names]]
+    return out
+
+
+# --- deterministic checks decide first ------------------------------------------------------
+
+# Phrases of the checks' details (checks.py) saying the context states something else.
+_DIFFERENT = re.compile(r"differ|mismatch|contradict|instead|conflict|but the evidence says", re.I)
+_TOOL_FAILED = re.compile(r"returned status (?!ok\b)", re.I)
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    status: ClaimStatus
+    confidence: float
+    reason: str
+
+
+def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
+    """The verdict a failed check forces, or None when no check failed.
+
+    The check's `detail` says whether the context states something different (contradicted)
+    or nothing at all (not_found).
+    """
+    failed = [c for c in checks if c.passed is False]
+    if not failed:
+        return None
+    order = ("action", "citation", "quote", "number", "record", "system_state", "commitment")
+    failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
+    check = failed[0]
+    if check.name == "action":
+        if _TOOL_FAILED.search(check.detail):
+            return CheckOutcome("contradicted", 0.95, f"action check: {check.detail}")
+        return CheckOutcome("not_found", 0.95, f"action check: {check.detail}")
+    different = bool(_DIFFERENT.search(check.detail))
+    confidence = {"citation": 0.9, "quote": 0.9, "number": 0.85}.get(check.name, 0.8)
+    status: ClaimStatus = "contradicted" if different else "not_found"
+    return CheckOutcome(status, confidence, f"{check.name} check: {check.detail}")
+
+
+# --- the verdict ----------------------------------------------------------------------------
+
+
+def judge(
+    claim: Claim,
+    evidence: list[Evidence],
+    checks: list[CheckResult],
+    features: npt.NDArray[np.float64],
+    config: CalibrationConfig,
+    *,
+    english: bool = True,
+) -> ClaimVerdict:
+    """The verdict on one claim. `features` is its `FEATURES` vector."""
+    ranked = sorted(evidence, key=lambda e: e.nli.entailment if e.nli else 0.0, reverse=True)
+    forced = forced_outcome(checks)
+    if forced is not None:
+        return ClaimVerdict(
+            claim=claim,
+            status=forced.status,
+            confidence=forced.confidence,
+            evidence=ranked,
+            checks=checks,
+            reason=forced.reason,
+        )
+    combiner = config.active_combiner
+    p = float(combiner.probability(select(features[None, :], combiner.features))[0])
+    ent_max = float(features[FEATURES.index("ent_max")])
+    con_max = float(features[FEATURES.index("con_max")])
+    status, confidence = decide(
+        p, ent_max, con_max, bool(ranked), config.verdict.for_type(claim.type)
+    )
+    if not ranked:
+        reason = "no passage of the context matches"
+    elif status == "contradicted":
+        reason = f"the context contradicts it (contradiction {con_max:.2f})"
+    elif status == "not_found":
+        reason = f"no passage supports it (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
+    elif status == "unclear":
+        reason = f"weak support (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
+    else:
+        reason = f"supported by {ranked[0].source_id} (entailment {ent_max:.2f})"
+    if not english and status == "supported":
+        status, confidence = "unclear", 0.5
+        reason = "not judged: the NLI model is English-only and the answer is not in English"
+    return ClaimVerdict(
+        claim=claim,
+        status=status,
+        confidence=round(min(1.0, max(0.0, confidence)), 4),
+        evidence=ranked,
+        checks=checks,
+        reason=reason,
+    )

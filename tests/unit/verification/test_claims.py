@@ -1,0 +1,191 @@
+"""Claim extraction on realistic support and RAG answers."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hallmon.verification.claims import (
+    SEVERITY,
+    claim_type,
+    detect_language,
+    extract_claims,
+)
+
+
+def texts(answer: str) -> list[str]:
+    return [c.text for c in extract_claims(answer).claims]
+
+
+def test_return_policy_answer_keeps_content_and_drops_politeness() -> None:
+    answer = (
+        "Hi John! I understand this is frustrating. Returns are accepted within 14 days of "
+        "delivery, and we will find a solution for you. Happy to help! Best regards"
+    )
+    result = extract_claims(answer)
+    assert [c.text for c in result.claims] == [
+        "Returns are accepted within 14 days of delivery",
+        "we will find a solution for you.",
+    ]
+    assert [c.type for c in result.claims] == ["number", "commitment"]
+    assert {s.reason for s in result.skipped} == {"greeting", "politeness"}
+    assert [s.text for s in result.skipped] == [
+        "Hi John!",
+        "I understand this is frustrating.",
+        "Happy to help!",
+        "Best regards",
+    ]
+
+
+def test_i_understand_alone_is_not_a_claim() -> None:
+    result = extract_claims("I understand.")
+    assert result.claims == []
+    assert result.skipped[0].reason == "politeness"
+
+
+def test_empathy_mixed_with_content_keeps_the_content() -> None:
+    answer = "I understand; returns are accepted within 14 days."
+    result = extract_claims(answer)
+    assert [c.text for c in result.claims] == ["returns are accepted within 14 days."]
+    assert result.skipped[0].text == "I understand"
+
+
+def test_empathy_then_but_keeps_the_content() -> None:
+    result = extract_claims("I'm sorry for the inconvenience, but the service is down.")
+    assert [c.text for c in result.claims] == ["the service is down."]
+    assert result.claims[0].type == "system_state"
+
+
+@pytest.mark.parametrize(
+    "segment",
+    [
+        "Thanks for your patience!",
+        "I'm sorry for the inconvenience.",
+        "Happy to help!",
+        "Let me know if you have any other questions.",
+        "Sure!",
+        "You're welcome, happy to help!",
+        "You are very welcome. My pleasure!",
+    ],
+)
+def test_pure_politeness_is_skipped(segment: str) -> None:
+    result = extract_claims(segment)
+    assert result.claims == []
+    assert result.skipped[0].reason == "politeness"
+
+
+def test_questions_and_preambles_are_skipped() -> None:
+    answer = (
+        "Based on the given passages, here are the steps:\n\n"
+        "1. Open the Settings app.\n"
+        "2. Click Default apps.\n\n"
+        "Does that solve your problem?"
+    )
+    result = extract_claims(answer)
+    assert [c.text for c in result.claims] == ["Open the Settings app.", "Click Default apps."]
+    assert [s.reason for s in result.skipped] == ["formatting", "question"]
+
+
+def test_markdown_is_stripped_but_spans_stay_exact() -> None:
+    answer = "## Summary\n\n- **The store opens at 9am** and it closes at 5pm.\n* Parking is free."
+    result = extract_claims(answer)
+    for claim in result.claims:
+        assert answer[claim.span.start : claim.span.end] == claim.text
+    assert [c.text for c in result.claims] == [
+        "The store opens at 9am",
+        "it closes at 5pm.",
+        "Parking is free.",
+    ]
+
+
+def test_no_split_inside_numbers_or_quotes() -> None:
+    assert texts("The price is between 5 and 10 dollars.") == [
+        "The price is between 5 and 10 dollars."
+    ]
+    quoted = 'He wrote "we ship fast and we ship free" in the post.'
+    assert texts(quoted) == [quoted]
+
+
+def test_no_split_of_a_noun_phrase_after_bare_and() -> None:
+    answer = "It offers dishes including American and Asian-inspired dishes."
+    assert texts(answer) == [answer]
+
+
+def test_fenced_code_is_one_code_claim() -> None:
+    answer = "Run this:\n\n```python\nprint('refund issued')\n```\n"
+    result = extract_claims(answer)
+    assert [(c.type, c.text) for c in result.claims] == [("code", "print('refund issued')")]
+    assert result.claims[0].severity == "low"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I have refunded your order.", "action"),
+        ("I've sent the replacement to your address.", "action"),
+        ("Your ticket has been escalated to our billing team.", "action"),
+        ("We'll find a solution for you.", "commitment"),
+        ("We can make an exception this time.", "commitment"),
+        ("You will receive a full refund.", "commitment"),
+        ("I promise this will not happen again.", "commitment"),
+        ("The service is healthy again.", "system_state"),
+        ("Your account is active.", "system_state"),
+        ('The policy says "returns are accepted within 14 days".', "quote"),
+        ("First, I will check your order history.", "plan"),
+        ("The refund is 25.50 dollars.", "number"),
+        ("It was delayed because of the storm.", "causal"),
+        ("Call `reset_password()` to start over.", "code"),
+        ("The store is located downtown.", "fact"),
+    ],
+)
+def test_claim_types(text: str, expected: str) -> None:
+    assert claim_type(text) == expected
+
+
+def test_severity_follows_the_type_rule() -> None:
+    result = extract_claims("I have cancelled the order. The store is located downtown.")
+    assert [(c.type, c.severity) for c in result.claims] == [
+        ("action", "high"),
+        ("fact", "medium"),
+    ]
+    assert SEVERITY["plan"] == "low"
+
+
+def test_empty_answer_has_no_claims() -> None:
+    assert extract_claims("").claims == []
+    blank = extract_claims("   \n")
+    assert blank.claims == []
+    assert blank.skipped[0].reason == "empty"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Die Rückgabe ist innerhalb von 14 Tagen möglich und wir finden eine Lösung.", "de"),
+        ("Los productos se pueden devolver en un plazo de 14 días con el recibo.", "es"),
+        ("Возврат возможен в течение 14 дней после доставки.", "cyrillic"),
+        ("退货须在交货后十四天内办理。", "zh"),
+        ("Returns are accepted within 14 days of delivery.", "en"),
+    ],
+)
+def test_language_detection(text: str, language: str) -> None:
+    assert detect_language(text) == language
+
+
+def test_non_english_answer_is_noted() -> None:
+    result = extract_claims("Die Rückgabe ist innerhalb von 14 Tagen möglich und ist kostenlos.")
+    assert result.language == "de"
+    assert result.claims
+    assert "English-only" in result.notes[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
+def test_spans_always_point_at_the_claim_text(answer: str) -> None:
+    result = extract_claims(answer)
+    for claim in result.claims:
+        assert answer[claim.span.start : claim.span.end] == claim.text
+        assert claim.text.strip() == claim.text
+    for seg in result.skipped:
+        assert answer[seg.span.start : seg.span.end] == seg.text

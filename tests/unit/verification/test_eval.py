@@ -1,0 +1,162 @@
+"""Evaluation metrics, dataset mapping, the lexical baseline and the calibration fit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from hallmon.verification.calibration import (
+    CalibrationConfig,
+    ClaimTable,
+    fit_calibration,
+    fit_logistic,
+    group_folds,
+    load_calibration,
+    save_calibration,
+)
+from hallmon.verification.eval import (
+    BinaryMetrics,
+    CachedNLI,
+    Record,
+    SentenceSupport,
+    SpanMetrics,
+    load_records,
+    run_verifier,
+    select_split,
+    tune_baseline,
+)
+from hallmon.verification.verifier import Verifier
+
+from .test_verifier import WordOverlapNLI
+
+
+def record(
+    rid: str, answer: str, spans: Sequence[tuple[int, int]] = (), task: str = "qa"
+) -> Record:
+    return Record(
+        id=rid,
+        context=["Returns are accepted within 14 days of delivery.", "The store opens at 9am."],
+        question="What is the return policy?",
+        answer=answer,
+        unsupported=bool(spans),
+        spans=list(spans),
+        task=task,
+        source=rid,
+    )
+
+
+def test_binary_metrics_by_hand() -> None:
+    m = BinaryMetrics.of([True, True, False, False], [True, False, True, False])
+    assert (m.precision, m.recall, m.f1) == (0.5, 0.5, 0.5)
+    assert m.balanced_accuracy == 0.5
+    perfect = BinaryMetrics.of([True, False], [True, False])
+    assert perfect.f1 == 1.0 and perfect.balanced_accuracy == 1.0
+    assert BinaryMetrics.of([False], [False]).f1 == 0.0
+
+
+def test_span_metrics_count_characters() -> None:
+    m = SpanMetrics.of([[(0, 10)], []], [[(5, 15)], [(0, 5)]])
+    # tp 5 chars, fp 5 + 5, fn 5
+    assert m.precision == pytest.approx(5 / 15)
+    assert m.recall == pytest.approx(5 / 10)
+
+
+def test_record_maps_to_a_response_with_documents_and_question() -> None:
+    r = record("a1", "Returns are accepted within 14 days.")
+    response = r.to_response()
+    assert [d.source_id for d in response.context.documents] == ["ctx-0", "ctx-1"]
+    assert response.context.user_input == "What is the return policy?"
+    assert response.text == r.answer
+
+
+def test_load_records_names_bad_lines(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"id": "x", "answer": "a"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"d.jsonl:1"):
+        load_records(path)
+
+
+def test_split_all_excludes_train_ids() -> None:
+    records = [record("tr", "x"), record("ca", "x"), record("te", "x"), record("other", "x")]
+    ids = {"train": ["tr"], "calib": ["ca"], "test": ["te"]}
+    assert [r.id for r in select_split(records, "all", ids)] == ["ca", "te", "other"]
+    assert [r.id for r in select_split(records, "test", ids)] == ["te"]
+    with pytest.raises(ValueError, match="not one of"):
+        select_split(records, "dev", ids)
+
+
+def test_lexical_baseline_flags_sentences_without_overlap() -> None:
+    good = record("g", "Sure! Returns are accepted within 14 days of delivery.")
+    bad_answer = "Returns are accepted within 14 days. Shipping to Mars is free."
+    bad = record("b", bad_answer, [(37, len(bad_answer))])
+    supports = [SentenceSupport.of(good), SentenceSupport.of(bad)]
+    assert len(supports[0].spans) == 1  # "Sure!" has no content word to judge
+    threshold, f1 = tune_baseline([good, bad], supports)
+    assert f1 == 1.0
+    assert supports[1].predict(bad, threshold).unsupported
+    assert not supports[0].predict(good, threshold).unsupported
+
+
+def test_cached_nli_runs_each_pair_once(tmp_path: Path) -> None:
+    model = WordOverlapNLI()
+    cache = CachedNLI(model, tmp_path / "cache.json")
+    pairs = [("Returns within 14 days.", "Returns within 14 days.")] * 3
+    first = cache.predict(pairs)
+    second = cache.predict(pairs[:1])
+    assert model.calls == 1
+    assert np.allclose(first[0], second[0])
+    cache.save()
+    again = CachedNLI(WordOverlapNLI(), tmp_path / "cache.json")
+    again.predict(pairs)
+    assert again.model.calls == 0  # type: ignore[attr-defined]
+
+
+def test_logistic_fit_separates_a_simple_rule() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, size=(400, 2))
+    y = (x[:, 0] < 0.4).astype(float)
+    w, b, mean, scale = fit_logistic(x, y, l2=0.1)
+    z = (x - mean) / scale
+    p = 1 / (1 + np.exp(-(z @ w + b)))
+    assert np.mean((p > 0.5) == (y > 0.5)) > 0.95
+    assert w[0] < 0 and abs(w[1]) < abs(w[0]) / 5
+
+
+def test_group_folds_keep_groups_together() -> None:
+    groups = ["a", "a", "b", "c", "c", "d"]
+    folds = group_folds(groups, 2)
+    assert sorted(int(i) for f in folds for i in f) == list(range(6))
+    for fold in folds:
+        members = {groups[int(i)] for i in fold}
+        for g in members:
+            assert all(int(i) in set(fold.tolist()) for i, gg in enumerate(groups) if gg == g)
+
+
+def test_run_verifier_and_fit_calibration_round_trip(tmp_path: Path) -> None:
+    good = "Returns are accepted within 14 days of delivery. The store opens at 9am."
+    bad = "Returns are accepted within 14 days of delivery. Shipping to Mars costs 40 dollars."
+    records = []
+    for i in range(12):
+        records.append(record(f"g{i}", good))
+        records.append(record(f"b{i}", bad, [(50, len(bad))]))
+    run = run_verifier(records, Verifier(WordOverlapNLI(), CalibrationConfig()))
+    table: ClaimTable = run.table
+    assert len(run.results) == len(records)
+    assert table.x.shape == (4 * 12, len(table.features))
+    assert table.y.sum() == 12
+    config, report = fit_calibration(table, CalibrationConfig(), l2_grid=(1.0,), folds=3)
+    assert config.combiner is not None
+    assert report["cv_answer_f1"] == 1.0
+    path = save_calibration(config, tmp_path / "calibration.json")
+    loaded, sha = load_calibration(path)
+    assert loaded == config
+    assert len(sha) == 12
+
+
+def _probe(x: npt.NDArray[np.float64]) -> None:  # keeps numpy.typing imported for mypy
+    assert x.ndim == 2

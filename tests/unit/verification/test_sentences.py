@@ -1,0 +1,110 @@
+"""Sentence spans: exact slices of the text, markdown-aware, never dropping content."""
+
+from __future__ import annotations
+
+import pytest
+
+from hallmon.verification.sentences import Engine, split_sentences
+
+ENGINES: list[Engine] = ["pysbd", "regex"]
+
+
+def sentences(text: str, engine: Engine = "pysbd") -> list[str]:
+    return [text[s:e] for s, e in split_sentences(text, engine=engine)]
+
+
+def test_abbreviations_decimals_and_percentages_do_not_split() -> None:
+    text = (
+        "Dr. Smith paid $4.2 million in 2023. The U.S. economy grew 3.5% e.g. in Q1. "
+        "Returns are accepted within 14 days of delivery."
+    )
+    for engine in ENGINES:
+        assert sentences(text, engine) == [
+            "Dr. Smith paid $4.2 million in 2023.",
+            "The U.S. economy grew 3.5% e.g. in Q1.",
+            "Returns are accepted within 14 days of delivery.",
+        ]
+
+
+def test_markdown_headings_bullets_and_numbered_lists() -> None:
+    text = (
+        "## Return policy\n"
+        "Returns are accepted within 14 days\nof delivery. Refunds take 5 days.\n\n"
+        "- Item one. Item one b.\n"
+        "- Item two\n  continues here\n"
+        "1. First step\n"
+        "2) Second step\n"
+        "---\n"
+        "**Note:** keep the receipt."
+    )
+    assert sentences(text) == [
+        "Return policy",
+        "Returns are accepted within 14 days\nof delivery.",
+        "Refunds take 5 days.",
+        "Item one.",
+        "Item one b.",
+        "Item two\n  continues here",
+        "First step",
+        "Second step",
+        "**Note:** keep the receipt.",
+    ]
+
+
+def test_code_block_is_one_unit() -> None:
+    text = "Run this:\n\n```python\nx = 1. \nprint(x)\n```\nAfter code. Done!"
+    got = sentences(text)
+    assert got == ["Run this:", "```python\nx = 1. \nprint(x)\n```", "After code.", "Done!"]
+
+
+def test_unclosed_code_fence_keeps_the_rest_as_one_unit() -> None:
+    text = "Intro.\n```\ncode. more code."
+    assert sentences(text) == ["Intro.", "```\ncode. more code."]
+
+
+def test_title_line_without_punctuation_is_its_own_sentence() -> None:
+    assert sentences("Summary\nThe policy is fine.") == ["Summary", "The policy is fine."]
+
+
+def test_table_rows_are_units_and_separator_rows_dropped() -> None:
+    assert sentences("| a | b |\n|---|---|\n| 1 | 2 |") == ["| a | b |", "| 1 | 2 |"]
+
+
+def test_quotation_with_inner_full_stops_stays_whole_with_pysbd() -> None:
+    assert sentences('He said "Stop. Now." Then left.') == ['He said "Stop. Now."', "Then left."]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_spans_are_exact_ordered_and_cover_all_words(engine: Engine) -> None:
+    text = (
+        "# Title\n\nFirst para, line one\nline two. Second sentence!\n\n"
+        "* bullet with 1.5 kg\n* another? yes.\n\n```\ncode\n```\n"
+        "Der Preis beträgt 4,5 Mio. Euro. 今日は晴れです。明日は雨です。 Ünïcödé ok."
+    )
+    spans = split_sentences(text, engine=engine)
+    prev_end = 0
+    for s, e in spans:
+        assert prev_end <= s < e <= len(text)
+        assert text[s:e] == text[s:e].strip()
+        prev_end = e
+    covered = "".join(text[s:e] for s, e in spans)
+    for word in ("Title", "two.", "1.5", "another?", "code", "Euro.", "明日は雨です。", "Ünïcödé"):
+        assert word in covered
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_non_english_does_not_crash(engine: Engine) -> None:
+    text = "今日は晴れです。明日は雨です。 Привет, мир. Это тест! مرحبا بالعالم."
+    got = sentences(text, engine)
+    assert got[:2] == ["今日は晴れです。", "明日は雨です。"]
+    assert any("Привет" in s for s in got)
+
+
+def test_empty_and_whitespace() -> None:
+    assert split_sentences("") == []
+    assert split_sentences(" \n\t ") == []
+    assert sentences("no punctuation at all") == ["no punctuation at all"]
+
+
+def test_unknown_language_falls_back_to_english_rules() -> None:
+    assert split_sentences("One. Two.", language="xx") == [(0, 4), (5, 9)]
+    assert split_sentences("Eins. Zwei.", language="de") == [(0, 5), (6, 11)]

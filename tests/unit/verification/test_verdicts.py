@@ -1,0 +1,162 @@
+"""Per-claim verdicts: checks decide first, then the calibrated combiner and thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hallmon.schemas import CheckResult, Claim, ClaimType, Evidence, NLIScores, Span
+
+from hallmon.verification.calibration import (
+    CalibrationConfig,
+    Combiner,
+    TypeThresholds,
+    VerdictConfig,
+    decide,
+)
+from hallmon.verification.verdicts import (
+    FEATURES,
+    ContextProfile,
+    claim_features,
+    forced_outcome,
+    judge,
+)
+
+
+def claim(text: str, ctype: ClaimType = "fact") -> Claim:
+    return Claim(id="c1", text=text, span=Span(start=0, end=len(text)), type=ctype)
+
+
+def evidence(text: str, ent: float, con: float = 0.05) -> Evidence:
+    return Evidence(
+        source_id="doc-0",
+        kind="document",
+        content_hash="sha256:x",
+        text=text,
+        span=Span(start=0, end=len(text)),
+        nli=NLIScores(entailment=ent, neutral=max(0.0, 1 - ent - con), contradiction=con),
+    )
+
+
+def features_of(c: Claim, evs: list[Evidence], context: str, lexical: float = 1.0) -> np.ndarray:
+    return claim_features(c, evs, [], lexical, ContextProfile.of([context]), position=0.0)
+
+
+# A combiner that is the NLI entailment alone: P(unsupported) = sigmoid(8 * (0.5 - ent)).
+ENTAILMENT_ONLY = CalibrationConfig(
+    combiner=Combiner(features=["ent_max"], weights=[-8.0], bias=4.0, mean=[0.0], scale=[1.0]),
+    verdict=VerdictConfig(default=TypeThresholds(flag=0.6, unclear=0.4, contradiction=0.5)),
+)
+
+
+def test_number_that_differs_by_a_digit_is_contradicted() -> None:
+    check = CheckResult(
+        name="number",
+        passed=False,
+        detail="15 days is not in the evidence, which says 14 days (differs by one digit)",
+    )
+    outcome = forced_outcome([check])
+    assert outcome is not None
+    assert outcome.status == "contradicted"
+
+
+def test_number_absent_from_the_context_is_not_found() -> None:
+    check = CheckResult(name="number", passed=False, detail="$25 is not in the evidence")
+    outcome = forced_outcome([check])
+    assert outcome is not None and outcome.status == "not_found"
+
+
+def test_failed_tool_contradicts_and_missing_tool_is_not_found() -> None:
+    failed = CheckResult(
+        name="action",
+        passed=False,
+        detail="the claim that cancel was done is not backed: tool cancel_order (tool:x) "
+        "returned status error",
+    )
+    missing = CheckResult(
+        name="action", passed=False, detail="no tool result backs the claim: no tool was called"
+    )
+    assert forced_outcome([failed]) == forced_outcome([failed])
+    out_failed, out_missing = forced_outcome([failed]), forced_outcome([missing])
+    assert out_failed is not None and out_failed.status == "contradicted"
+    assert out_missing is not None and out_missing.status == "not_found"
+    assert out_missing.confidence >= 0.9
+
+
+def test_passed_and_inapplicable_checks_decide_nothing() -> None:
+    checks = [
+        CheckResult(name="number", passed=True, detail="14 days found"),
+        CheckResult(name="quote", passed=None, detail="no quotation"),
+    ]
+    assert forced_outcome(checks) is None
+
+
+def test_a_failed_check_dominates_strong_entailment() -> None:
+    c = claim("Returns are accepted within 15 days.", "number")
+    evs = [evidence("Returns are accepted within 14 days.", ent=0.97)]
+    check = CheckResult(name="number", passed=False, detail="15 is not in the evidence")
+    verdict = judge(c, evs, [check], features_of(c, evs, evs[0].text), ENTAILMENT_ONLY)
+    assert verdict.status == "not_found"
+    assert "number check" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("ent", "con", "status"),
+    [
+        (0.95, 0.02, "supported"),
+        (0.5, 0.05, "unclear"),
+        (0.05, 0.1, "not_found"),
+        (0.02, 0.9, "contradicted"),
+    ],
+)
+def test_thresholds_map_probability_to_status(ent: float, con: float, status: str) -> None:
+    c = claim("The store opens at nine.")
+    evs = [evidence("The store opens at nine.", ent=ent, con=con)]
+    verdict = judge(c, evs, [], features_of(c, evs, evs[0].text), ENTAILMENT_ONLY)
+    assert verdict.status == status
+    assert 0.0 <= verdict.confidence <= 1.0
+    assert verdict.evidence[0].nli is not None
+
+
+def test_per_type_thresholds_override_the_default() -> None:
+    thresholds = VerdictConfig(
+        default=TypeThresholds(flag=0.9, unclear=0.9),
+        per_type={"number": TypeThresholds(flag=0.1, unclear=0.1)},
+    )
+    assert thresholds.for_type("number").flag == 0.1
+    assert thresholds.for_type("fact").flag == 0.9
+    assert decide(0.5, 0.4, 0.1, True, thresholds.for_type("number")) == ("not_found", 0.5)
+    assert decide(0.5, 0.4, 0.1, True, thresholds.for_type("fact")) == ("supported", 0.5)
+
+
+def test_no_evidence_is_not_found() -> None:
+    status, confidence = decide(0.1, 0.0, 0.0, False, TypeThresholds())
+    assert status == "not_found"
+    assert confidence >= 0.8
+
+
+def test_non_english_claims_are_unclear_at_best() -> None:
+    c = claim("Die Rückgabe ist innerhalb von 14 Tagen möglich.")
+    evs = [evidence(c.text, ent=0.99)]
+    verdict = judge(c, evs, [], features_of(c, evs, c.text), ENTAILMENT_ONLY, english=False)
+    assert verdict.status == "unclear"
+    assert "English-only" in verdict.reason
+
+
+def test_novelty_features_count_what_the_context_never_mentions() -> None:
+    c = claim("Goodland Kitchen serves 12 dishes in Santa Barbara.")
+    x = features_of(c, [], "Goodland Kitchen is in Goleta and serves 12 dishes.", lexical=0.5)
+    assert x[FEATURES.index("novel_names")] == 2.0  # Santa, Barbara
+    assert x[FEATURES.index("novel_numbers")] == 0.0
+    assert 0.0 < x[FEATURES.index("novel_words")] < 1.0
+    assert x[FEATURES.index("lex_max")] == 0.5
+    assert x[FEATURES.index("ent_max")] == 0.0
+
+
+def test_calibration_rejects_unknown_features_with_the_fix() -> None:
+    config = CalibrationConfig(
+        combiner=Combiner(features=["shoe_size"], weights=[1.0], bias=0.0, mean=[0], scale=[1])
+    )
+    c = claim("The store opens at nine.")
+    evs = [evidence(c.text, ent=0.9)]
+    with pytest.raises(ValueError, match="hallmon calibrate"):
+        judge(c, evs, [], features_of(c, evs, c.text), config)

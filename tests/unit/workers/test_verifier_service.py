@@ -1,0 +1,39 @@
+"""Verdict events built from a result: ids, timings; telemetry without a collector."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hallmon.schemas import AssembledResponse, MonitorResult, verdict_id_for
+from hallmon.workers.telemetry import Telemetry, headers_dict
+from hallmon.workers.verifier.service import verdict_event
+
+
+def test_verdict_event_carries_ids_and_timings() -> None:
+    ended = datetime(2026, 1, 1, tzinfo=UTC)
+    response = AssembledResponse(
+        response_id="r-9", session_id="s-9", agent_id="bot", turn=2, text="x", stream_ended_at=ended
+    )
+    result = MonitorResult(state="not_applicable")
+    v = verdict_event(
+        response, result, verification_ms=3.2, now=ended + timedelta(milliseconds=250)
+    )
+    assert v.verdict_id == verdict_id_for("r-9")
+    assert (v.session_id, v.agent_id, v.turn, v.enforcement) == (
+        "s-9",
+        "bot",
+        2,
+        "not_enforced_streaming",
+    )
+    assert v.timings.latency_ms == 250.0 and v.timings.verification_ms == 3.2
+
+
+def test_headers_and_counts_without_a_collector() -> None:
+    assert headers_dict([("traceparent", b"00-1-2-01"), ("x", None)]) == {
+        "traceparent": "00-1-2-01"
+    }
+    t = Telemetry("test")
+    with t.span("hallmon.verify", "00-" + "a" * 32 + "-" + "b" * 16 + "-01", n=1):
+        t.dead_letter("malformed_json")
+        t.verdict("checked", 3, 1, 12.0)
+    assert t.counts["dead_letters"] == 1 and t.counts["claims"] == 3

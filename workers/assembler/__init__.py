@@ -1,0 +1,1 @@
+"""The assembler worker: its faust agent (`agent`) beside its pure state machine (`state`)."""

@@ -1,0 +1,216 @@
+"""The assembler worker: trace events in, one assembled response per stream out.
+
+The faust agent decodes each event, hands it to the pure state machine
+(`hallmon.workers.assembler.state`) with the stream's stored state, and performs the step it
+returns: publish a response, a dead letter, write or delete the state in the changelog-backed
+table. A timer closes streams that went quiet.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+from hallmon.schemas import AssembledResponse, ContractError, decode_trace_event, encode
+from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
+from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
+from hallmon.workers.telemetry import Telemetry, headers_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AssemblerRuntime:
+    app: faust.App
+    settings: HallmonSettings
+    assembler: Assembler
+    telemetry: Telemetry
+    table: Any
+    responses: Any
+    dlq: Any
+    open_streams: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def assembler_config(settings: HallmonSettings) -> AssemblerConfig:
+    a = settings.assembler
+    return AssemblerConfig(
+        stream_timeout_s=a.stream_timeout_s,
+        max_open_streams=a.max_open_streams,
+        max_stream_chars=min(a.max_stream_chars, settings.limits.max_answer_chars),
+        max_stream_events=a.max_stream_events,
+        closed_retention_s=a.closed_retention_s,
+        limits=limits_of(settings),
+    )
+
+
+def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRuntime:
+    traces = raw_topic(app, settings.topics.traces)
+    table = app.Table(
+        "streams",
+        # str keys travel as JSON, bytes values raw (faust derives both from the types).
+        key_type=str,
+        value_type=bytes,
+        help="Open streams by response_id (StreamState JSON); tombstones of closed ones.",
+    )
+    rt = AssemblerRuntime(
+        app=app,
+        settings=settings,
+        assembler=Assembler(assembler_config(settings)),
+        telemetry=Telemetry("assembler", open_streams=lambda: rt.open_streams),
+        table=table,
+        responses=raw_topic(app, settings.topics.responses),
+        dlq=raw_topic(app, settings.topics.dlq),
+    )
+    limits = limits_of(settings)
+
+    @app.agent(traces, name="hallmon.assemble")
+    async def assemble(stream: Any) -> None:
+        async for event in stream.events():
+            msg = event.message
+            headers = headers_dict(msg.headers)
+            traceparent = headers.get("traceparent")
+            try:
+                trace = decode_trace_event(msg.value or b"", limits)
+            except ContractError as exc:
+                await publish_dead_letter(
+                    rt.telemetry, rt.dlq, stage="assembler", exc_or_reason=exc, message=msg
+                )
+                continue
+            with rt.telemetry.span(
+                "hallmon.assemble",
+                traceparent,
+                **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
+            ):
+                raw = table.get(trace.response_id)
+                state = StreamState.from_bytes(raw) if raw else None
+                step = rt.assembler.apply(
+                    state,
+                    trace,
+                    now=time.time(),
+                    open_streams=rt.open_streams,
+                    partition=msg.partition,
+                    traceparent=traceparent,
+                )
+                if step.dead_letter is not None:
+                    await publish_dead_letter(
+                        rt.telemetry,
+                        rt.dlq,
+                        stage="assembler",
+                        exc_or_reason=step.dead_letter,
+                        message=msg,
+                    )
+                await _perform(rt, trace.response_id, state, step, in_stream=True)
+
+    @app.timer(settings.assembler.scan_interval_s)  # type: ignore[untyped-decorator]
+    async def close_quiet_streams() -> None:
+        await scan_streams(rt)
+
+    @app.timer(30.0)  # type: ignore[untyped-decorator]
+    async def log_counts() -> None:
+        if rt.telemetry.counts:
+            log.info(
+                "assembler counts: %s open_streams=%d", dict(rt.telemetry.counts), rt.open_streams
+            )
+
+    return rt
+
+
+def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:
+    try:
+        actives = rt.app.assignor.assigned_actives()
+    except Exception:  # no assignment yet
+        return None
+    return {tp.partition for tp in actives if tp.topic == rt.settings.topics.traces}
+
+
+async def scan_streams(rt: AssemblerRuntime) -> None:
+    """Close streams that went quiet and forget old tombstones (the timeout timer)."""
+    app = rt.app
+    recovery: Any = app.tables.recovery  # type: ignore[attr-defined]
+    if app.rebalancing or app.in_recovery or not recovery.completed.is_set():
+        # A half-recovered table may show an older value of a key: never act on it.
+        return
+    active = _active_partitions(rt)
+    if active is None:
+        return
+    now = time.time()
+    open_count = 0
+    for key, raw in list(rt.table.items()):
+        state = StreamState.from_bytes(raw)
+        if state.partition is not None and state.partition not in active:
+            continue
+        step = rt.assembler.expire(state, now=now)
+        if step.emit is None and not step.changes_state:
+            open_count += state.is_open
+            continue
+        with rt.telemetry.span(
+            "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
+        ):
+            await _perform(rt, key, state, step, in_stream=False)
+    rt.open_streams = open_count
+
+
+async def _perform(
+    rt: AssemblerRuntime,
+    key: str,
+    old: StreamState | None,
+    step: AssemblyStep,
+    *,
+    in_stream: bool,
+) -> None:
+    if step.dropped is not None:
+        rt.telemetry.dropped(step.dropped)
+    if step.emit is not None:
+        await publish_response(rt, step.emit)
+    was_open = old is not None and old.is_open
+    if step.delete:
+        _write(rt, key, None, old.partition if old else None, in_stream)
+    elif step.state is not None:
+        _write(rt, key, step.state.to_bytes(), step.state.partition, in_stream)
+        rt.open_streams += int(step.state.is_open) - int(was_open)
+    rt.open_streams = max(rt.open_streams, 0)
+
+
+def _write(
+    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None, in_stream: bool
+) -> None:
+    if in_stream:
+        if value is None:
+            rt.table.pop(key, None)
+        else:
+            rt.table[key] = value
+        return
+    # From the timer there is no current event to take the partition from; the state recorded
+    # its source partition, so the changelog stays co-partitioned with the traces topic.
+    if partition is None:
+        log.error("stream %s has no recorded partition; leaving it for the next event", key)
+        return
+    if value is None:
+        rt.table.data.pop(key, None)
+        rt.table.send_changelog(partition, key, None, value_serializer="raw")
+    else:
+        rt.table.data[key] = value
+        rt.table.send_changelog(partition, key, value)
+
+
+async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) -> None:
+    attrs: dict[str, str | bool] = {
+        "hallmon.topic": rt.settings.topics.responses,
+        "hallmon.complete": response.complete,
+    }
+    with rt.telemetry.span("hallmon.publish", response.traceparent, **attrs):
+        await publish(
+            rt.responses,
+            key=response.session_id,
+            value=encode(response),
+            traceparent=response.traceparent,
+        )
+    rt.telemetry.count("responses.complete" if response.complete else "responses.incomplete")
+
+
+__all__ = ["AssemblerRuntime", "install_assembler", "scan_streams"]

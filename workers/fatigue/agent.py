@@ -1,0 +1,125 @@
+"""The fatigue worker: verdict events in, per-session fatigue in Redis, alerts out.
+
+It consumes `hallmon.verdicts` in its own consumer group, so verdicts keep flowing while Redis
+is down: this worker pauses its partitions (retries with back-off, offsets not committed) and
+catches up when Redis is back. One agent instance per partition (concurrency 1) keeps the
+verdicts of a session in order, so two of them can never both see the session armed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+import redis.asyncio as aioredis
+from hallmon.schemas import ContractError, FatigueAlert, VerdictEvent, decode, encode
+from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
+from hallmon.workers.fatigue.trend import FatigueThresholds
+from hallmon.workers.publishing import (
+    limits_of,
+    publish,
+    publish_dead_letter,
+    raw_topic,
+    with_retries,
+)
+from hallmon.workers.telemetry import Telemetry, headers_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FatigueRuntime:
+    app: faust.App
+    settings: HallmonSettings
+    telemetry: Telemetry
+    store: FatigueStore
+    alerts: Any
+    dlq: Any
+
+
+def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
+    f = settings.fatigue
+    return FatigueConfig(
+        thresholds=FatigueThresholds(
+            window=f.window,
+            min_points=f.min_points,
+            recent_rate=f.recent_rate,
+            turn_slope=f.turn_slope,
+            context_slope=f.context_slope,
+            rearm_fraction=f.rearm_fraction,
+            slope_min_rate=f.slope_min_rate,
+        ),
+        ttl_s=f.ttl_s,
+        max_series=f.max_series,
+        turn_ranges=f.turn_ranges,
+        context_ranges=f.context_ranges,
+        key_prefix=f.key_prefix,
+    )
+
+
+def install_fatigue(
+    app: faust.App, settings: HallmonSettings, redis_client: aioredis.Redis | None = None
+) -> FatigueRuntime:
+    verdicts = raw_topic(app, settings.topics.verdicts)
+    client = redis_client or aioredis.Redis.from_url(
+        settings.redis.url, **settings.redis.client_kwargs()
+    )
+    rt = FatigueRuntime(
+        app=app,
+        settings=settings,
+        telemetry=Telemetry("fatigue"),
+        store=FatigueStore(client, fatigue_config(settings)),
+        alerts=raw_topic(app, settings.topics.fatigue),
+        dlq=raw_topic(app, settings.topics.dlq),
+    )
+    limits = limits_of(settings)
+
+    @app.agent(verdicts, name="hallmon.fatigue", concurrency=1)
+    async def track(stream: Any) -> None:
+        async for event in stream.events():
+            msg = event.message
+            try:
+                verdict = decode(VerdictEvent, msg.value or b"", limits)
+            except ContractError as exc:
+                await publish_dead_letter(
+                    rt.telemetry, rt.dlq, stage="fatigue", exc_or_reason=exc, message=msg
+                )
+                continue
+            traceparent = headers_dict(msg.headers).get("traceparent")
+            await handle_verdict(rt, verdict, traceparent)
+
+    @app.timer(30.0)  # type: ignore[untyped-decorator]
+    async def log_counts() -> None:
+        if rt.telemetry.counts:
+            log.info("fatigue counts: %s", dict(rt.telemetry.counts))
+
+    return rt
+
+
+async def handle_verdict(
+    rt: FatigueRuntime, verdict: VerdictEvent, traceparent: str | None = None
+) -> None:
+    async def publish_alert(alert: FatigueAlert) -> None:
+        await publish(rt.alerts, key=alert.session_id, value=encode(alert), traceparent=traceparent)
+        rt.telemetry.count("fatigue_alerts")
+        log.warning(
+            "fatigue alert for session %s: %s=%.3f >= %.3f",
+            alert.session_id,
+            alert.kind,
+            alert.value,
+            alert.threshold,
+        )
+
+    await with_retries(
+        lambda: update_fatigue(rt.store, verdict, publish_alert), what="fatigue update in Redis"
+    )
+
+
+async def close_fatigue(rt: FatigueRuntime) -> None:
+    await rt.store.redis.aclose()
+
+
+__all__ = ["FatigueRuntime", "close_fatigue", "fatigue_config", "handle_verdict", "install_fatigue"]

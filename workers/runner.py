@@ -1,0 +1,116 @@
+"""Start a worker role: topics, faust app, agents, and faust's Worker around them.
+
+`run_role(role)` blocks until the worker is stopped (SIGINT/SIGTERM).
+`spawn_roles()` starts each role in its own process, so `hallmon worker` (all roles) uses one
+core per role and each role stays its own consumer group.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from hallmon.topology.app import Role, make_app
+from hallmon.topology.kafka_client import check_reachable, make_admin
+from hallmon.topology.settings import HallmonSettings
+from hallmon.topology.topics import ensure_topics, topic_specs
+
+log = logging.getLogger(__name__)
+ROLES: tuple[Role, ...] = ("assembler", "verifier", "fatigue")
+
+
+def ensure_hallmon_topics(settings: HallmonSettings) -> None:
+    admin = make_admin(settings.kafka, {"log_level": 0})
+    check_reachable(admin, settings.kafka)
+    ensure_topics(admin, topic_specs(settings.topics))
+
+
+def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
+    """The faust app for a role with its agents installed, and the role's runtime."""
+    app = make_app(settings, role)
+    if role == "assembler":
+        from hallmon.workers.assembler.agent import install_assembler
+
+        return app, install_assembler(app, settings)
+    if role == "fatigue":
+        from hallmon.workers.fatigue.agent import install_fatigue
+
+        return app, install_fatigue(app, settings)
+    from hallmon.workers.verifier.agent import install_verifier
+
+    from hallmon.verification.verifier import Verifier, load_model
+
+    model = load_model(settings.model)
+    log.info("NLI model %s", model.version)
+    verifier = Verifier(model, settings=settings.verifier)
+    return app, install_verifier(app, settings, verifier, model)
+
+
+def run_role(settings: HallmonSettings, role: Role, loglevel: str = "warning") -> None:
+    """Run one role in this process until it is stopped."""
+    import faust
+    from hallmon.workers.telemetry import configure_export
+
+    configure_export(settings.otel, role)
+    ensure_hallmon_topics(settings)
+    app, _ = build_app(settings, role)
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    worker.execute_from_commandline()
+
+
+def _die_with_parent() -> None:
+    # Linux: a child gets SIGTERM when the parent dies, even by SIGKILL, so no orphan worker
+    # keeps consuming after `hallmon worker` was killed.
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def spawn_role(role: Role, env: dict[str, str] | None = None, loglevel: str = "warning") -> Any:
+    cmd = [sys.executable, "-m", "hallmon.cli", "worker", "--role", role, "--loglevel", loglevel]
+    return subprocess.Popen(cmd, env=env or os.environ.copy(), preexec_fn=_die_with_parent)
+
+
+def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int:
+    """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM."""
+    children = {role: spawn_role(role, loglevel=loglevel) for role in roles}
+    stopping = False
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children.values():
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    code = 0
+    while True:
+        done = {r: c.poll() for r, c in children.items() if c.poll() is not None}
+        if done:
+            if not stopping:
+                for role, rc in done.items():
+                    print(f"hallmon worker: the {role} process exited with {rc}", file=sys.stderr)
+                    code = code or (rc or 1)
+                stop(signal.SIGTERM, None)
+            break
+        time.sleep(0.2)
+    for child in children.values():
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    return code
+
+
+__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "run_role", "spawn_roles"]

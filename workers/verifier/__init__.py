@@ -1,0 +1,1 @@
+"""The verifier worker: its faust agent (`agent`), the NLI batcher and the verification service."""

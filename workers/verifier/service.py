@@ -1,0 +1,100 @@
+"""One answer in, one verdict event out: the verifier's two phases around the shared batcher.
+
+`prepare` (claims, evidence, checks) runs on the event loop; the NLI pairs go to the
+`NLIBatcher`, which batches them with other answers' pairs and runs the model in a thread pool;
+`finish` turns the probabilities into the result. The verdict's id derives from the response
+id, so a redelivered answer yields the same `verdict_id`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+from hallmon.schemas import (
+    AssembledResponse,
+    MonitorResult,
+    VerdictEvent,
+    VerdictTimings,
+    verdict_id_for,
+)
+from hallmon.workers.verifier.batching import NLIBatcher
+
+
+class PreparedLike(Protocol):
+    @property
+    def pairs(self) -> Sequence[tuple[str, str]]: ...
+
+
+class TwoPhaseVerifier(Protocol):
+    """What `hallmon.verification.verifier.Verifier` offers for cross-answer batching."""
+
+    def prepare(self, response: AssembledResponse) -> Any: ...
+
+    def finish(self, prepared: Any, probs: npt.NDArray[np.float32]) -> MonitorResult: ...
+
+    def model_versions(self) -> dict[str, str]: ...
+
+
+def verdict_event(
+    response: AssembledResponse,
+    result: MonitorResult,
+    *,
+    verification_ms: float,
+    now: datetime | None = None,
+) -> VerdictEvent:
+    now = now or datetime.now(UTC)
+    ended = response.stream_ended_at
+    latency_ms = (now - ended).total_seconds() * 1000.0 if ended is not None else None
+    return VerdictEvent(
+        **result.model_dump(),
+        verdict_id=verdict_id_for(response.response_id),
+        response_id=response.response_id,
+        session_id=response.session_id,
+        agent_id=response.agent_id,
+        model=response.model,
+        turn=response.turn,
+        timings=VerdictTimings(
+            stream_ended_at=ended,
+            verdict_at=now,
+            latency_ms=max(latency_ms, 0.0) if latency_ms is not None else None,
+            verification_ms=round(verification_ms, 3),
+        ),
+    )
+
+
+class VerificationService:
+    def __init__(self, verifier: TwoPhaseVerifier, batcher: NLIBatcher) -> None:
+        self.verifier = verifier
+        self.batcher = batcher
+
+    async def verify(self, response: AssembledResponse) -> VerdictEvent:
+        t0 = time.perf_counter()
+        prepared = self.verifier.prepare(response)
+        pairs = getattr(prepared, "pairs", [])
+        if getattr(prepared, "result", None) is None and pairs:
+            try:
+                probs = await self.batcher.predict(pairs)
+            except Exception as exc:
+                # The verifier turns a bad probability array into evaluation_failed; an empty
+                # one of the wrong shape carries the model's error into that path.
+                probs = np.full((0, 3), np.nan, dtype=np.float32)
+                result = self.verifier.finish(prepared, probs)
+                result = result.model_copy(
+                    update={"error": f"nli failed: {type(exc).__name__}: {exc}"}
+                )
+                return verdict_event(response, result, verification_ms=_ms(t0))
+        else:
+            probs = np.zeros((0, 3), dtype=np.float32)
+        result = self.verifier.finish(prepared, probs)
+        if not result.model_versions:
+            result = result.model_copy(update={"model_versions": self.verifier.model_versions()})
+        return verdict_event(response, result, verification_ms=_ms(t0))
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000.0
