@@ -7,7 +7,6 @@ import random
 from collections import Counter
 
 import pytest
-
 from hallmon.onnx_models.training import contrast
 
 
