@@ -11,6 +11,11 @@ SCHEMA_VERSION = "1.0"
 """Major.minor of the wire contract. A reader accepts any minor of its major."""
 
 SUPPORTED_MAJOR = "1"
+SCHEMA_VERSION_PATTERN = r"^1\.[0-9]{1,4}$"
+"""What `schema_version` must look like: major 1, any minor."""
+
+MAX_WIRE_INT = 2**31 - 1
+"""Largest `seq`, `turn` or token count on the wire: one bound in code and schema."""
 
 
 class Limits(BaseModel):
@@ -25,6 +30,15 @@ class Limits(BaseModel):
     max_text_chars: int = Field(200_000, gt=0, description="Longest text of one event or item")
     max_context_items: int = Field(256, gt=0, description="Most context items in one answer")
     max_answer_chars: int = Field(50_000, gt=0, description="Longest assembled answer")
+    max_event_bytes: int = Field(
+        900_000,
+        gt=0,
+        description="Largest message value read; under the topics' max.message.bytes (1 MiB), "
+        "so whatever hallmon derives from one message can still be produced",
+    )
+    max_json_depth: int = Field(
+        32, gt=0, le=128, description="Deepest nesting of JSON objects and arrays in one value"
+    )
 
 
 DEFAULT_LIMITS = Limits()

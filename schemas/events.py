@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from hallmon.schemas.common import (
+    MAX_WIRE_INT,
     SCHEMA_VERSION,
     AnswerText,
     Contract,
@@ -25,8 +26,8 @@ Trust = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class TokenUsage(Contract):
-    prompt_tokens: int | None = Field(None, ge=0)
-    completion_tokens: int | None = Field(None, ge=0)
+    prompt_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
+    completion_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
 
 
 # --- context payloads (shared by the streamed events and the whole `response` event) ---------
@@ -108,7 +109,7 @@ class TraceEventBase(Contract):
     response_id: Id
     agent_id: Id
     model: str | None = None
-    turn: int | None = Field(None, ge=0)
+    turn: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
     ts: datetime | None = None
 
 
@@ -131,7 +132,9 @@ class MemoryRefEvent(TraceEventBase, MemoryItem):
 class ResponseDeltaEvent(TraceEventBase):
     type: Literal["response.delta"] = "response.delta"
     text: AnswerText
-    seq: int = Field(ge=0, description="Position of this chunk in the stream, from 0")
+    seq: int = Field(
+        ge=0, le=MAX_WIRE_INT, description="Position of this chunk in the stream, from 0"
+    )
 
 
 class ResponseCompletedEvent(TraceEventBase):
@@ -139,7 +142,10 @@ class ResponseCompletedEvent(TraceEventBase):
 
     type: Literal["response.completed"] = "response.completed"
     final_seq: int | None = Field(
-        None, ge=0, description="seq of the last chunk, so gaps in the stream can be detected"
+        None,
+        ge=0,
+        le=MAX_WIRE_INT,
+        description="seq of the last chunk, so gaps in the stream can be detected",
     )
     finish_reason: str | None = None
     usage: TokenUsage | None = None

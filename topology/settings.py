@@ -352,6 +352,8 @@ class LimitsSettings(_Group):
     max_text_chars: int = Field(default=200_000, gt=0)
     max_context_items: int = Field(default=256, gt=0)
     max_answer_chars: int = Field(default=50_000, gt=0)
+    max_event_bytes: int = Field(default=900_000, gt=0)
+    max_json_depth: int = Field(default=32, gt=0, le=128)
 
 
 class ModelSettings(_Group):

@@ -14,11 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import faust
-from hallmon.schemas import AssembledResponse, ContractError, decode_trace_event, encode
+from hallmon.schemas import AssembledResponse, Limits, decode_trace_event, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
-from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
-from hallmon.workers.telemetry import Telemetry, headers_dict
+from hallmon.workers.publishing import (
+    guarded,
+    limits_of,
+    publish,
+    publish_dead_letter,
+    raw_topic,
+)
+from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
 
 log = logging.getLogger(__name__)
 
@@ -72,43 +78,18 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
     async def assemble(stream: Any) -> None:
         async for event in stream.events():
             msg = event.message
-            headers = headers_dict(msg.headers)
-            traceparent = headers.get("traceparent")
-            try:
-                trace = decode_trace_event(msg.value or b"", limits)
-            except ContractError as exc:
-                await publish_dead_letter(
-                    rt.telemetry, rt.dlq, stage="assembler", exc_or_reason=exc, message=msg
-                )
-                continue
-            with rt.telemetry.span(
-                "hallmon.assemble",
-                traceparent,
-                **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
-            ):
-                raw = table.get(trace.response_id)
-                state = StreamState.from_bytes(raw) if raw else None
-                step = rt.assembler.apply(
-                    state,
-                    trace,
-                    now=time.time(),
-                    open_streams=rt.open_streams,
-                    partition=msg.partition,
-                    traceparent=traceparent,
-                )
-                if step.dead_letter is not None:
-                    await publish_dead_letter(
-                        rt.telemetry,
-                        rt.dlq,
-                        stage="assembler",
-                        exc_or_reason=step.dead_letter,
-                        message=msg,
-                    )
-                await _perform(rt, trace.response_id, state, step, in_stream=True)
+
+            async def work(msg: Any = msg) -> None:
+                await assemble_message(rt, msg, limits)
+
+            await guarded(rt.telemetry, rt.dlq, stage="assembler", message=msg, work=work)
 
     @app.timer(settings.assembler.scan_interval_s)  # type: ignore[untyped-decorator]
     async def close_quiet_streams() -> None:
-        await scan_streams(rt)
+        try:
+            await scan_streams(rt)
+        except Exception:  # a failed scan is retried by the next tick; never crash the app
+            log.exception("timeout scan failed")
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:
@@ -118,6 +99,37 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
             )
 
     return rt
+
+
+async def assemble_message(rt: AssemblerRuntime, msg: Any, limits: Limits) -> None:
+    """Fold one trace message into its stream; raises ContractError for bad input."""
+    # Invalid trace context is ignored, never fatal: only a valid W3C traceparent travels on.
+    traceparent = valid_traceparent(headers_dict(msg.headers).get("traceparent"))
+    trace = decode_trace_event(msg.value or b"", limits)
+    with rt.telemetry.span(
+        "hallmon.assemble",
+        traceparent,
+        **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
+    ):
+        raw = rt.table.get(trace.response_id)
+        state = StreamState.from_bytes(raw) if raw else None
+        step = rt.assembler.apply(
+            state,
+            trace,
+            now=time.time(),
+            open_streams=rt.open_streams,
+            partition=msg.partition,
+            traceparent=traceparent,
+        )
+        if step.dead_letter is not None:
+            await publish_dead_letter(
+                rt.telemetry,
+                rt.dlq,
+                stage="assembler",
+                exc_or_reason=step.dead_letter,
+                message=msg,
+            )
+        await _perform(rt, trace.response_id, state, step, in_stream=True)
 
 
 def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:

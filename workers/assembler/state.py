@@ -204,6 +204,14 @@ class Assembler:
             state.partition = partition
 
         if isinstance(event, ResponseDeltaEvent):
+            if event.seq >= self.config.max_stream_events:
+                return self._refuse(
+                    state,
+                    "stream_too_large",
+                    self._seq_error(state, "seq", event.seq),
+                    now,
+                    event.ts,
+                )
             if event.seq in state.chunks:
                 # Same seq under a new event_id: a producer retry. Keep the first text.
                 return AssemblyStep(state=state, dropped="duplicate")
@@ -218,7 +226,16 @@ class Assembler:
         elif isinstance(event, MemoryRefEvent):
             state.memory.append(_item(MemoryItem, event))
         elif isinstance(event, ResponseCompletedEvent):
-            state.final_seq = event.final_seq
+            final = event.final_seq
+            if final is not None and final >= self.config.max_stream_events:
+                return self._refuse(
+                    state,
+                    "stream_too_large",
+                    self._seq_error(state, "final_seq", final),
+                    now,
+                    event.ts,
+                )
+            state.final_seq = final
             state.usage = event.usage
             return self._close(state, "completed", now, ended_at=_utc(event.ts, now))
 
@@ -240,6 +257,15 @@ class Assembler:
         return NOTHING
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _seq_error(self, state: StreamState, field: str, seq: int) -> str:
+        # Chunks are stored sparsely, but a seq this far out can never be filled within the
+        # stream's event limit, and listing the gap would grow without bound.
+        return (
+            f"stream {state.response_id}: {field}={seq} is not below max_stream_events="
+            f"{self.config.max_stream_events} (seq counts chunks from 0); number chunks "
+            "consecutively or raise HALLMON_ASSEMBLER__MAX_STREAM_EVENTS"
+        )
 
     def _overflow(self, state: StreamState) -> str | None:
         cfg = self.config

@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
-from hallmon.schemas import AssembledResponse, ContractError, VerdictEvent, decode, encode
+from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
-from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
+from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
-from hallmon.workers.verifier.service import TwoPhaseVerifier, VerificationService
+from hallmon.workers.verifier.service import (
+    TwoPhaseVerifier,
+    VerificationService,
+    failed_verdict,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,21 +68,7 @@ def install_verifier(
     @app.agent(responses, name="hallmon.verify", concurrency=settings.verifier_worker.concurrency)
     async def verify(stream: Any) -> None:
         async for event in stream.events():
-            msg = event.message
-            try:
-                response = decode(AssembledResponse, msg.value or b"", limits)
-            except ContractError as exc:
-                await publish_dead_letter(
-                    telemetry, rt.dlq, stage="verifier", exc_or_reason=exc, message=msg
-                )
-                continue
-            try:
-                await handle_response(rt, response)
-            except Exception as exc:  # a bug in a stage must not stop the partition
-                log.exception("verifying %s failed", response.response_id)
-                await publish_dead_letter(
-                    telemetry, rt.dlq, stage="verifier", exc_or_reason=exc, message=msg
-                )
+            await verify_message(rt, event.message, limits)
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:
@@ -86,6 +76,28 @@ def install_verifier(
             log.info("verifier counts: %s", dict(telemetry.counts))
 
     return rt
+
+
+async def verify_message(rt: VerifierRuntime, msg: Any, limits: Limits) -> None:
+    """One assembled answer in, its verdict (or a dead letter and an `unavailable` verdict) out;
+    never raises, so faust never acks a message whose outputs were lost."""
+    response: AssembledResponse | None = None
+
+    async def work() -> None:
+        nonlocal response
+        response = decode(AssembledResponse, msg.value or b"", limits)
+        await handle_response(rt, response)
+
+    async def fallback(exc: BaseException) -> None:
+        # The answer exists: publish an `unavailable` verdict so it is never silently missing.
+        if response is not None:
+            verdict = failed_verdict(response, f"{type(exc).__name__}: {exc}")
+            await publish(rt.verdicts, key=verdict.session_id, value=encode(verdict))
+            rt.telemetry.verdict(verdict.state, 0, 0, verdict.timings.latency_ms)
+
+    await guarded(
+        rt.telemetry, rt.dlq, stage="verifier", message=msg, work=work, on_failure=fallback
+    )
 
 
 async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> VerdictEvent:
@@ -121,4 +133,5 @@ __all__ = [
     "close_verifier",
     "handle_response",
     "install_verifier",
+    "verify_message",
 ]

@@ -67,6 +67,18 @@ def verdict_event(
     )
 
 
+def failed_verdict(response: AssembledResponse, error: str) -> VerdictEvent:
+    """The smallest honest verdict for an answer whose verification or publish failed."""
+    result = MonitorResult(
+        state="unavailable",
+        unavailable_reason="evaluation_failed",
+        error=error[:2000],
+        context_items=response.context.item_count,
+        notes=["verification failed; no claim was judged"],
+    )
+    return verdict_event(response, result, verification_ms=0.0)
+
+
 class VerificationService:
     def __init__(self, verifier: TwoPhaseVerifier, batcher: NLIBatcher) -> None:
         self.verifier = verifier
