@@ -52,7 +52,7 @@ def run(coro: Any) -> Any:
 
 def test_transient_errors_are_retried_then_published(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(publishing.asyncio, "sleep", _no_sleep)
-    topic = FakeTopic(errors=[KafkaConnectionError(), asyncio.TimeoutError()])
+    topic = FakeTopic(errors=[KafkaConnectionError(), TimeoutError()])
     run(publish(topic, key="k", value=b"v"))
     assert [v for _, v, _ in topic.sent] == [b"v"]
 
@@ -72,7 +72,7 @@ def test_transient_errors_past_the_bound_fail(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_classification() -> None:
-    assert is_transient(KafkaConnectionError()) and is_transient(asyncio.TimeoutError())
+    assert is_transient(KafkaConnectionError()) and is_transient(TimeoutError())
     assert not is_transient(MessageSizeTooLargeError()) and not is_transient(ValueError())
 
 
