@@ -391,6 +391,16 @@ class VerifierSettings(_Group):
         default=256, ge=1, description="Claims judged per answer; the rest are reported unclear."
     )
     batch_size: int = Field(default=32, ge=1, description="NLI pairs per model call in verify().")
+    answer_budget_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="Hard limit on one answer's CPU-bound verification (claims, evidence, "
+        "checks) in the verifier worker; over it the verdict is unavailable/evaluation_failed. "
+        "0 runs it inline without a limit.",
+    )
+    prepare_processes: int = Field(
+        default=1, ge=1, description="Processes that run answers under the budget."
+    )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",

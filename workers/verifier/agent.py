@@ -18,6 +18,7 @@ from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
+from hallmon.workers.verifier.budget import ProcessPreparer
 from hallmon.workers.verifier.service import (
     TwoPhaseVerifier,
     VerificationService,
@@ -36,6 +37,7 @@ class VerifierRuntime:
     verdicts: Any
     dlq: Any
     batcher: NLIBatcher
+    preparer: ProcessPreparer | None = None
 
 
 def batching_config(settings: HallmonSettings) -> BatchingConfig:
@@ -54,15 +56,28 @@ def install_verifier(
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
     batcher = NLIBatcher(model, batching_config(settings), on_batch=telemetry.batch)
+    budget_s = settings.verifier.answer_budget_s
+    preparer = (
+        ProcessPreparer(verifier, budget_s, settings.verifier.prepare_processes)
+        if budget_s > 0
+        else None
+    )
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher),
+        service=VerificationService(verifier, batcher, preparer),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),
         batcher=batcher,
+        preparer=preparer,
     )
+
+    async def _close(app: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+        await close_verifier(rt)
+
+    app.on_before_shutdown.connect(_close)
+
     limits = limits_of(settings)
 
     @app.agent(responses, name="hallmon.verify", concurrency=settings.verifier_worker.concurrency)
@@ -124,7 +139,10 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
 
 
 async def close_verifier(rt: VerifierRuntime) -> None:
+    """Stop the NLI batcher and the budget processes (called when the worker shuts down)."""
     await rt.batcher.close()
+    if rt.preparer is not None:
+        rt.preparer.close()
 
 
 __all__ = [
