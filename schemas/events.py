@@ -15,7 +15,10 @@ from hallmon.schemas.common import (
     AnswerText,
     Contract,
     EventText,
+    ShortText,
     Version,
+    WireEvent,
+    WireItem,
     check_text_limit,
     limits_from,
 )
@@ -25,7 +28,7 @@ Id = Annotated[str, Field(min_length=1, max_length=256)]
 Trust = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-class TokenUsage(Contract):
+class TokenUsage(WireItem):
     prompt_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
     completion_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
 
@@ -33,20 +36,22 @@ class TokenUsage(Contract):
 # --- context payloads (shared by the streamed events and the whole `response` event) ---------
 
 
-class UserInputItem(Contract):
+class UserInputItem(WireItem):
     text: EventText
 
 
-class DocumentItem(Contract):
+class DocumentItem(WireItem):
     """A retrieved document or chunk the agent had."""
 
     source_id: Id
     text: EventText
     trust: Trust | None = None
-    locator: str | None = Field(None, description="URL, file path or page of the source")
+    locator: str | None = Field(
+        None, max_length=2048, description="URL, file path or page of the source"
+    )
 
 
-class ToolResultItem(Contract):
+class ToolResultItem(WireItem):
     """What a tool returned: the only thing that can back a claim that an action was done."""
 
     tool: Id
@@ -65,16 +70,16 @@ class ToolResultItem(Contract):
         return value
 
 
-class MemoryItem(Contract):
+class MemoryItem(WireItem):
     memory_id: Id
     text: EventText
     trust: Trust | None = None
 
 
-class ResponseContext(Contract):
+class ResponseContext(WireItem):
     """Everything the agent had when it answered."""
 
-    user_input: str | None = None
+    user_input: EventText | None = None
     documents: list[DocumentItem] = Field(default_factory=list)
     tool_results: list[ToolResultItem] = Field(default_factory=list)
     memory: list[MemoryItem] = Field(default_factory=list)
@@ -102,15 +107,21 @@ class ResponseContext(Contract):
 # --- events on agent.traces ----------------------------------------------------------------
 
 
-class TraceEventBase(Contract):
+class TraceEventBase(WireEvent):
     schema_version: Version = SCHEMA_VERSION
     event_id: Id
     session_id: Id
     response_id: Id
     agent_id: Id
-    model: str | None = None
+    model: ShortText | None = None
     turn: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
     ts: datetime | None = None
+    attributes: dict[str, str | int | float | bool | None] | None = Field(
+        None,
+        max_length=64,
+        description="The extension point: free-form producer metadata (flat values), kept "
+        "out of verification. Any other unknown field is a schema violation.",
+    )
 
 
 class UserInputEvent(TraceEventBase, UserInputItem):
@@ -147,7 +158,7 @@ class ResponseCompletedEvent(TraceEventBase):
         le=MAX_WIRE_INT,
         description="seq of the last chunk, so gaps in the stream can be detected",
     )
-    finish_reason: str | None = None
+    finish_reason: ShortText | None = None
     usage: TokenUsage | None = None
 
 
@@ -157,7 +168,7 @@ class ResponseEvent(TraceEventBase):
     type: Literal["response"] = "response"
     text: AnswerText
     context: ResponseContext = Field(default_factory=ResponseContext)
-    question: str | None = None
+    question: EventText | None = None
     usage: TokenUsage | None = None
 
 

@@ -82,3 +82,50 @@ def test_depth_walk() -> None:
     assert not json_depth_over({"a": [1, {"b": 2}]}, 3)
     assert json_depth_over({"a": [1, {"b": []}]}, 3)
     assert not json_depth_over("text", 0)
+
+
+def test_misspelt_field_is_an_error_in_this_minor_and_dropped_in_a_newer_one() -> None:
+    done = {**ev(), "type": "response.completed", "final_sq": 3}
+    done.pop("seq")
+    done.pop("text")
+    with pytest.raises(ContractError, match="final_sq"):
+        decode_trace_event(json.dumps(done).encode())
+    newer = decode_trace_event(json.dumps({**done, "schema_version": "1.9"}).encode())
+    assert newer.model_extra == {} and "final_sq" not in newer.model_dump()
+
+
+def test_unknown_field_inside_a_context_item_is_an_error() -> None:
+    whole = {
+        **ev(),
+        "type": "response",
+        "context": {"documents": [{"source_id": "d", "text": "t", "trsut": 1}]},
+    }
+    whole.pop("seq")
+    with pytest.raises(ContractError, match=r"context.documents\[0\].trsut"):
+        decode_trace_event(json.dumps(whole).encode())
+
+
+def test_attributes_is_the_extension_point() -> None:
+    event = decode_trace_event(json.dumps(ev(attributes={"locale": "en-GB", "n": 2})).encode())
+    assert event.attributes == {"locale": "en-GB", "n": 2}
+    assert reason(json.dumps(ev(attributes={"deep": {"x": 1}})).encode()) == "schema_violation"
+
+
+@pytest.mark.parametrize("version", ["2.0", "1", "1.x", "01.0", "1.0 "])
+def test_schema_version_follows_its_pattern(version: str) -> None:
+    assert reason(json.dumps(ev(schema_version=version)).encode()) == "schema_violation"
+
+
+def test_missing_type_is_rejected_and_the_schema_says_so() -> None:
+    from hallmon.schemas.jsonschema import render_all
+
+    no_type = ev()
+    no_type.pop("type")
+    assert reason(json.dumps(no_type).encode()) == "schema_violation"
+    schema = json.loads(render_all()["trace_event.schema.json"])
+    for name, model in schema["$defs"].items():
+        if name.endswith("Event"):
+            assert model["required"][0] == "type" and model["additionalProperties"] is False
+    delta = schema["$defs"]["ResponseDeltaEvent"]["properties"]
+    assert delta["seq"]["maximum"] == 2**31 - 1 and delta["text"]["maxLength"] == 50_000
+    assert delta["schema_version"]["pattern"] == r"^1\.[0-9]{1,4}$"
