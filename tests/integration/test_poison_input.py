@@ -341,6 +341,61 @@ def test_hostile_json_is_a_dead_letter_and_the_next_answer_flows(poison: Poison,
         assert "max_event_bytes" in letter.error
 
 
+def test_answer_with_a_missing_middle_chunk_is_never_clean(poison: Poison) -> None:
+    t0 = time.monotonic()
+    session, rid = f"s-hole-{uuid.uuid4().hex[:6]}", f"r-{uuid.uuid4().hex[:8]}"
+    t = poison.settings.topics.traces
+    doc = event("context.retrieved", session, rid, source_id="policy", text=POLICY)
+    chunks = ["You can return the shoes ", "within 30 days ", "of delivery if unworn."]
+    poison.produce(t, session, json.dumps(doc).encode())
+    for seq in (0, 2):  # seq 1 never arrives
+        delta = event("response.delta", session, rid, text=chunks[seq], seq=seq)
+        poison.produce(t, session, json.dumps(delta).encode())
+    done = event("response.completed", session, rid, final_seq=2)
+    poison.produce(t, session, json.dumps(done).encode())
+    poison.wait("the verdict of the holed answer", lambda: bool(poison.verdicts(rid)))
+    verdict = poison.verdicts(rid)[0]
+    assert (verdict.state, verdict.unavailable_reason) == ("unavailable", "stream_incomplete")
+    assert any("chunk(s) 1 " in note for note in verdict.notes), verdict.notes
+    poison.table.append(
+        Row("missing middle chunk", "unavailable stream_incomplete", time.monotonic() - t0)
+    )
+
+
+PATHOLOGICAL = {
+    "form line": "Name: " + "_" * 40 + " Date. ",
+    "unclosed quotes": "“a ",
+    "digit run": "1 ",
+    "dot run": ". . . ",
+    "clause separators": "a, and ",
+}
+
+
+@pytest.mark.parametrize("case", list(PATHOLOGICAL))
+def test_pathological_regex_input_gets_a_verdict_within_its_budget(
+    poison: Poison, case: str
+) -> None:
+    t0 = time.monotonic()
+    unit = PATHOLOGICAL[case]
+    text = (unit * (49_000 // len(unit) + 1))[:49_000]  # at the answer limit
+    session, rid = f"s-re-{uuid.uuid4().hex[:6]}", f"r-{uuid.uuid4().hex[:8]}"
+    doc = {"source_id": "policy", "text": POLICY}
+    value = json.dumps(event("response", session, rid, text=text, context={"documents": [doc]}))
+    poison.produce(poison.settings.topics.traces, session, value.encode())
+    ok = valid_after(poison, session)
+    poison.wait(f"the verdict of the {case} answer", lambda: bool(poison.verdicts(rid)))
+    poison.wait("the verdict after it", lambda: bool(poison.verdicts(ok)))
+    verdict = poison.verdicts(rid)[0]
+    budget_s = poison.settings.verifier.answer_budget_s
+    assert verdict.timings.verification_ms < (budget_s + 5) * 1000
+    if verdict.state == "unavailable":
+        assert verdict.unavailable_reason == "evaluation_failed" and verdict.error
+    outcome = verdict.state + (
+        f" {verdict.unavailable_reason}" if verdict.unavailable_reason else ""
+    )
+    poison.table.append(Row(f"49k chars of {case}", outcome, time.monotonic() - t0))
+
+
 def test_worker_never_exited(poison: Poison) -> None:
     assert poison.worker.proc is not None
     assert poison.worker.proc.poll() is None, poison.worker.tail()
