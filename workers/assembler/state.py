@@ -12,6 +12,7 @@ neither opens a new stream nor produces a second verdict.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
@@ -86,6 +87,9 @@ class StreamState(BaseModel):
     started_at: datetime | None = None
     opened_at: float = Field(0.0, description="Worker clock (s) when the first event arrived")
     updated_at: float = Field(0.0, description="Worker clock (s) of the latest event")
+    last_event_ms: int | None = Field(
+        None, description="Kafka timestamp (ms) of the stream's newest event: its stream time"
+    )
     closed_at: float | None = None
     traceparent: str | None = None
 
@@ -157,8 +161,10 @@ class Assembler:
         open_streams: int,
         partition: int | None = None,
         traceparent: str | None = None,
+        event_ms: int | None = None,
     ) -> AssemblyStep:
-        """Fold one event into its stream. `open_streams` is the worker's current count."""
+        """Fold one event into its stream. `open_streams` is the worker's current count;
+        `event_ms` the message's Kafka timestamp (the stream time of the event)."""
         if isinstance(event, ResponseEvent):
             # A producer that does not stream: the whole answer passes straight through.
             whole = AssembledResponse.from_response_event(event)
@@ -197,6 +203,8 @@ class Assembler:
 
         state.seen_event_ids.append(event.event_id)
         state.updated_at = now
+        if event_ms is not None:
+            state.last_event_ms = max(state.last_event_ms or event_ms, event_ms)
         state.model = state.model or event.model
         state.turn = state.turn if state.turn is not None else event.turn
         state.traceparent = state.traceparent or traceparent
@@ -246,10 +254,33 @@ class Assembler:
 
     # --- timer ------------------------------------------------------------------------------
 
-    def expire(self, state: StreamState, *, now: float) -> AssemblyStep:
-        """Close a stream that went quiet; forget a tombstone past its retention."""
+    def expire(
+        self,
+        state: StreamState,
+        *,
+        now: float,
+        progress_ms: int | None = None,
+        quiet_s: float = math.inf,
+    ) -> AssemblyStep:
+        """Close a stream that went quiet; forget a tombstone past its retention.
+
+        Quiet is judged by the stream's partition, not the wall clock alone, so a worker that
+        was down or busy never closes a healthy stream whose next events wait in the backlog:
+        - stream time: the partition has delivered events `stream_timeout_s` newer than this
+          stream's newest (`progress_ms`, the newest Kafka timestamp read from it), or
+        - the partition itself has been quiet in this worker for `stream_timeout_s` (`quiet_s`,
+          counted from when this worker started reading it) and the stream's last event is
+          that old on the worker clock too.
+        Without partition information (`progress_ms` None, `quiet_s` inf) only the wall clock
+        is used.
+        """
         if state.is_open:
-            if now - state.updated_at >= self.config.stream_timeout_s:
+            timeout = self.config.stream_timeout_s
+            last_ms = state.last_event_ms
+            behind = progress_ms is not None and last_ms is not None
+            by_stream_time = behind and (progress_ms or 0) - (last_ms or 0) >= timeout * 1000
+            by_quiet = quiet_s >= timeout and now - state.updated_at >= timeout
+            if by_stream_time or by_quiet:
                 return self._close(state.model_copy(deep=True), "timed_out", now)
             return NOTHING
         if state.closed_at is not None and now - state.closed_at >= self.config.closed_retention_s:
