@@ -191,7 +191,12 @@ class TopicNames(_Group):
         prefix = str(data["prefix"])
         resolved = dict(data)
         for role in TOPIC_ROLES:
-            name = str(data.get(role, cls.model_fields[role].default))
+            if role not in data:
+                # A default name always gets the prefix, even one that starts like it
+                # (prefix "hallmon." on "hallmon.verdicts" gives "hallmon.hallmon.verdicts").
+                resolved[role] = prefix + str(cls.model_fields[role].default)
+                continue
+            name = str(data[role])
             # startswith keeps this idempotent when a resolved model is validated again.
             resolved[role] = name if name.startswith(prefix) else prefix + name
         return resolved

@@ -53,6 +53,9 @@ class AssemblerConfig:
     max_stream_events: int = 4_096
     closed_retention_s: float = 900.0
     limits: Limits = DEFAULT_LIMITS
+    max_stream_bytes: int = DEFAULT_LIMITS.max_event_bytes * 8 // 9
+    """UTF-8 bytes of answer and context one stream may gather: its state (changelog) and its
+    assembled answer must stay under the topics' max.message.bytes."""
 
     def __post_init__(self) -> None:
         if self.max_stream_chars > self.limits.max_answer_chars:
@@ -82,6 +85,7 @@ class StreamState(BaseModel):
     tool_results: list[ToolResultItem] = Field(default_factory=list)
     memory: list[MemoryItem] = Field(default_factory=list)
     answer_chars: int = 0
+    content_bytes: int = Field(0, description="UTF-8 bytes of the answer and context so far")
     final_seq: int | None = None
     usage: TokenUsage | None = None
     started_at: datetime | None = None
@@ -136,6 +140,16 @@ _Item = TypeVar("_Item", DocumentItem, ToolResultItem, MemoryItem)
 def _item(kind: type[_Item], event: BaseModel) -> _Item:
     # The event subclasses the item; keep only the item's fields so the state stays small.
     return kind.model_validate(event.model_dump(include=set(kind.model_fields)))
+
+
+def _context_item(
+    event: ContextRetrievedEvent | ToolResultEvent | MemoryRefEvent,
+) -> DocumentItem | ToolResultItem | MemoryItem:
+    if isinstance(event, ContextRetrievedEvent):
+        return _item(DocumentItem, event)
+    if isinstance(event, ToolResultEvent):
+        return _item(ToolResultItem, event)
+    return _item(MemoryItem, event)
 
 
 def _utc(ts: datetime | None, now: float) -> datetime:
@@ -225,14 +239,19 @@ class Assembler:
                 return AssemblyStep(state=state, dropped="duplicate")
             state.chunks[event.seq] = event.text
             state.answer_chars += len(event.text)
+            state.content_bytes += len(event.text.encode("utf-8"))
         elif isinstance(event, UserInputEvent):
             state.user_input.append(event.text)
-        elif isinstance(event, ContextRetrievedEvent):
-            state.documents.append(_item(DocumentItem, event))
-        elif isinstance(event, ToolResultEvent):
-            state.tool_results.append(_item(ToolResultItem, event))
-        elif isinstance(event, MemoryRefEvent):
-            state.memory.append(_item(MemoryItem, event))
+            state.content_bytes += len(event.text.encode("utf-8"))
+        elif isinstance(event, ContextRetrievedEvent | ToolResultEvent | MemoryRefEvent):
+            item = _context_item(event)
+            state.content_bytes += len(item.model_dump_json().encode("utf-8"))
+            if isinstance(item, DocumentItem):
+                state.documents.append(item)
+            elif isinstance(item, ToolResultItem):
+                state.tool_results.append(item)
+            else:
+                state.memory.append(item)
         elif isinstance(event, ResponseCompletedEvent):
             final = event.final_seq
             if final is not None and final >= self.config.max_stream_events:
@@ -306,6 +325,13 @@ class Assembler:
                 f"over max_stream_chars={cfg.max_stream_chars}; split the answer or raise "
                 "HALLMON_ASSEMBLER__MAX_STREAM_CHARS"
             )
+        if state.content_bytes > cfg.max_stream_bytes:
+            return (
+                f"stream {state.response_id} gathered {state.content_bytes} bytes of answer and "
+                f"context, over max_stream_bytes={cfg.max_stream_bytes} (from "
+                "HALLMON_LIMITS__MAX_EVENT_BYTES, under the topics' max.message.bytes); send "
+                "less context or raise both"
+            )
         items = len(state.documents) + len(state.tool_results) + len(state.memory)
         if items > cfg.limits.max_context_items:
             return (
@@ -375,7 +401,12 @@ class Assembler:
             text = text[: self.config.limits.max_answer_chars]
         user_input = "\n".join(state.user_input) or None
         items = len(state.documents) + len(state.tool_results) + len(state.memory)
-        if items <= self.config.limits.max_context_items:
+        if state.content_bytes > self.config.max_stream_bytes:
+            # Only for a stream refused for its size: what it gathered cannot be published;
+            # the verdict is `unavailable` anyway and the dead letter says why.
+            context = ResponseContext()
+            user_input = None
+        elif items <= self.config.limits.max_context_items:
             context = ResponseContext(
                 user_input=user_input,
                 documents=state.documents,
