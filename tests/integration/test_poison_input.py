@@ -362,6 +362,33 @@ def test_answer_with_a_missing_middle_chunk_is_never_clean(poison: Poison) -> No
     )
 
 
+def test_stream_over_the_byte_budget_is_refused_and_still_gets_a_verdict(poison: Poison) -> None:
+    t0 = time.monotonic()
+    session, rid = f"s-big-{uuid.uuid4().hex[:6]}", f"r-{uuid.uuid4().hex[:8]}"
+    t = poison.settings.topics.traces
+    for i in range(5):  # 5 x 190 kB of context: over the stream's 800 kB budget
+        doc = event("context.retrieved", session, rid, source_id=f"d{i}", text="x" * 190_000)
+        poison.produce(t, session, json.dumps(doc).encode())
+    delta = event("response.delta", session, rid, text="Returns take 30 days.", seq=0)
+    poison.produce(t, session, json.dumps(delta).encode())
+    poison.produce(t, session, json.dumps(event("response.completed", session, rid)).encode())
+    ok = valid_after(poison, session)
+    poison.wait("the refused stream's verdict", lambda: bool(poison.verdicts(rid)))
+    poison.wait("the verdict after it", lambda: bool(poison.verdicts(ok)))
+    verdict = poison.verdicts(rid)[0]
+    assert (verdict.state, verdict.unavailable_reason) == ("unavailable", "stream_incomplete")
+    letters = poison.dead_letters(session)
+    assert [d.reason for d in letters] == ["stream_too_large"]
+    assert "max_stream_bytes" in letters[0].error and letters[0].value_cut_bytes > 0
+    poison.table.append(
+        Row(
+            "950 kB of context in one stream",
+            "stream_too_large, unavailable",
+            time.monotonic() - t0,
+        )
+    )
+
+
 PATHOLOGICAL = {
     "form line": "Name: " + "_" * 40 + " Date. ",
     "unclosed quotes": "“a ",
