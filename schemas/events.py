@@ -10,11 +10,15 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from hallmon.schemas.common import (
+    MAX_WIRE_INT,
     SCHEMA_VERSION,
     AnswerText,
     Contract,
     EventText,
+    ShortText,
     Version,
+    WireEvent,
+    WireItem,
     check_text_limit,
     limits_from,
 )
@@ -24,28 +28,30 @@ Id = Annotated[str, Field(min_length=1, max_length=256)]
 Trust = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-class TokenUsage(Contract):
-    prompt_tokens: int | None = Field(None, ge=0)
-    completion_tokens: int | None = Field(None, ge=0)
+class TokenUsage(WireItem):
+    prompt_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
+    completion_tokens: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
 
 
 # --- context payloads (shared by the streamed events and the whole `response` event) ---------
 
 
-class UserInputItem(Contract):
+class UserInputItem(WireItem):
     text: EventText
 
 
-class DocumentItem(Contract):
+class DocumentItem(WireItem):
     """A retrieved document or chunk the agent had."""
 
     source_id: Id
     text: EventText
     trust: Trust | None = None
-    locator: str | None = Field(None, description="URL, file path or page of the source")
+    locator: str | None = Field(
+        None, max_length=2048, description="URL, file path or page of the source"
+    )
 
 
-class ToolResultItem(Contract):
+class ToolResultItem(WireItem):
     """What a tool returned: the only thing that can back a claim that an action was done."""
 
     tool: Id
@@ -64,16 +70,16 @@ class ToolResultItem(Contract):
         return value
 
 
-class MemoryItem(Contract):
+class MemoryItem(WireItem):
     memory_id: Id
     text: EventText
     trust: Trust | None = None
 
 
-class ResponseContext(Contract):
+class ResponseContext(WireItem):
     """Everything the agent had when it answered."""
 
-    user_input: str | None = None
+    user_input: EventText | None = None
     documents: list[DocumentItem] = Field(default_factory=list)
     tool_results: list[ToolResultItem] = Field(default_factory=list)
     memory: list[MemoryItem] = Field(default_factory=list)
@@ -101,15 +107,21 @@ class ResponseContext(Contract):
 # --- events on agent.traces ----------------------------------------------------------------
 
 
-class TraceEventBase(Contract):
+class TraceEventBase(WireEvent):
     schema_version: Version = SCHEMA_VERSION
     event_id: Id
     session_id: Id
     response_id: Id
     agent_id: Id
-    model: str | None = None
-    turn: int | None = Field(None, ge=0)
+    model: ShortText | None = None
+    turn: int | None = Field(None, ge=0, le=MAX_WIRE_INT)
     ts: datetime | None = None
+    attributes: dict[str, str | int | float | bool | None] | None = Field(
+        None,
+        max_length=64,
+        description="The extension point: free-form producer metadata (flat values), kept "
+        "out of verification. Any other unknown field is a schema violation.",
+    )
 
 
 class UserInputEvent(TraceEventBase, UserInputItem):
@@ -131,7 +143,9 @@ class MemoryRefEvent(TraceEventBase, MemoryItem):
 class ResponseDeltaEvent(TraceEventBase):
     type: Literal["response.delta"] = "response.delta"
     text: AnswerText
-    seq: int = Field(ge=0, description="Position of this chunk in the stream, from 0")
+    seq: int = Field(
+        ge=0, le=MAX_WIRE_INT, description="Position of this chunk in the stream, from 0"
+    )
 
 
 class ResponseCompletedEvent(TraceEventBase):
@@ -139,9 +153,12 @@ class ResponseCompletedEvent(TraceEventBase):
 
     type: Literal["response.completed"] = "response.completed"
     final_seq: int | None = Field(
-        None, ge=0, description="seq of the last chunk, so gaps in the stream can be detected"
+        None,
+        ge=0,
+        le=MAX_WIRE_INT,
+        description="seq of the last chunk, so gaps in the stream can be detected",
     )
-    finish_reason: str | None = None
+    finish_reason: ShortText | None = None
     usage: TokenUsage | None = None
 
 
@@ -151,7 +168,7 @@ class ResponseEvent(TraceEventBase):
     type: Literal["response"] = "response"
     text: AnswerText
     context: ResponseContext = Field(default_factory=ResponseContext)
-    question: str | None = None
+    question: EventText | None = None
     usage: TokenUsage | None = None
 
 

@@ -15,7 +15,14 @@ from hallmon.topology.settings import KafkaConfig, KafkaSettings, env_name
 
 # Durable by default: the broker acknowledges once all in-sync replicas have the write, and
 # retries cannot duplicate or reorder within a partition.
-PRODUCER_DEFAULTS: KafkaConfig = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+# murmur2 (as the Java client, aiokafka and faust hash keys), so a session produced from two
+# client stacks lands on one partition; librdkafka's own default (crc32) would split it.
+PRODUCER_DEFAULTS: KafkaConfig = {
+    "acks": "all",
+    "enable.idempotence": True,
+    "linger.ms": 5,
+    "partitioner": "murmur2_random",
+}
 # hallmon commits what it has processed itself; a new group reads a topic from its start.
 CONSUMER_DEFAULTS: KafkaConfig = {"enable.auto.commit": False, "auto.offset.reset": "earliest"}
 

@@ -191,7 +191,12 @@ class TopicNames(_Group):
         prefix = str(data["prefix"])
         resolved = dict(data)
         for role in TOPIC_ROLES:
-            name = str(data.get(role, cls.model_fields[role].default))
+            if role not in data:
+                # A default name always gets the prefix, even one that starts like it
+                # (prefix "hallmon." on "hallmon.verdicts" gives "hallmon.hallmon.verdicts").
+                resolved[role] = prefix + str(cls.model_fields[role].default)
+                continue
+            name = str(data[role])
             # startswith keeps this idempotent when a resolved model is validated again.
             resolved[role] = name if name.startswith(prefix) else prefix + name
         return resolved
@@ -352,6 +357,8 @@ class LimitsSettings(_Group):
     max_text_chars: int = Field(default=200_000, gt=0)
     max_context_items: int = Field(default=256, gt=0)
     max_answer_chars: int = Field(default=50_000, gt=0)
+    max_event_bytes: int = Field(default=900_000, gt=0)
+    max_json_depth: int = Field(default=32, gt=0, le=128)
 
 
 class ModelSettings(_Group):
@@ -389,6 +396,16 @@ class VerifierSettings(_Group):
         default=256, ge=1, description="Claims judged per answer; the rest are reported unclear."
     )
     batch_size: int = Field(default=32, ge=1, description="NLI pairs per model call in verify().")
+    answer_budget_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="Hard limit on one answer's CPU-bound verification (claims, evidence, "
+        "checks) in the verifier worker; over it the verdict is unavailable/evaluation_failed. "
+        "0 runs it inline without a limit.",
+    )
+    prepare_processes: int = Field(
+        default=1, ge=1, description="Processes that run answers under the budget."
+    )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",

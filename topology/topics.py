@@ -23,6 +23,11 @@ from confluent_kafka.cimpl import NewTopic
 from hallmon.topology.settings import TopicNames, env_name
 
 DAY_MS = 24 * 60 * 60 * 1000
+MAX_MESSAGE_BYTES = 1_048_588
+"""`max.message.bytes` of every hallmon topic, set explicitly (Kafka's default, 1 MiB + the
+batch overhead) so the byte budget does not depend on a broker's defaults: the contract's
+`max_event_bytes` (900,000) and the assembler's stream budget stay under it, and dead letters
+are capped far below it."""
 
 CleanupPolicy = Literal["delete", "compact", "compact,delete"]
 TopicStatus = Literal["created", "ok", "drift", "missing"]
@@ -38,10 +43,15 @@ class TopicSpec:
     cleanup_policy: CleanupPolicy
     key: str
     purpose: str
+    max_message_bytes: int = MAX_MESSAGE_BYTES
 
     def config(self) -> dict[str, str]:
         """Topic-level configs hallmon sets, and checks, as the broker spells them."""
-        return {"retention.ms": str(self.retention_ms), "cleanup.policy": self.cleanup_policy}
+        return {
+            "retention.ms": str(self.retention_ms),
+            "cleanup.policy": self.cleanup_policy,
+            "max.message.bytes": str(self.max_message_bytes),
+        }
 
 
 def topic_specs(names: TopicNames) -> list[TopicSpec]:
@@ -95,8 +105,9 @@ def topic_specs(names: TopicNames) -> list[TopicSpec]:
             name=names.dlq,
             partitions=3,
             replication_factor=rf,
-            # Long: dead letters are read by people, days or weeks after the fact.
-            retention_ms=90 * DAY_MS,
+            # As long as the traces they come from: a dead letter keeps (up to 64 KiB of) an
+            # input's original bytes, which must not outlive the input itself.
+            retention_ms=7 * DAY_MS,
             cleanup_policy="delete",
             key="original key",
             purpose="dead letters: reason and the original bytes",

@@ -27,10 +27,10 @@ def dead_letter(
     value: bytes | None,
     headers: dict[str, str] | None = None,
 ) -> DeadLetter:
-    # Errors can be long (every field of a broken event); keep the record readable.
+    # DeadLetter.of caps the error, key, headers and value so the letter can always be produced.
     return DeadLetter.of(
         reason=reason,
-        error=error if len(error) <= 4000 else error[:4000] + " ...",
+        error=error,
         stage=stage,
         topic=topic,
         value=value,

@@ -12,6 +12,7 @@ in-process (`Telemetry.counts`), so `hallmon worker` can log them and tests can 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -62,10 +63,33 @@ def configure_export(settings: OtelSettings, role: str) -> bool:
         return True
 
 
-def parent_context(traceparent: str | None) -> Context | None:
-    if not traceparent:
+# W3C Trace Context, version 00 (and future versions read as 00): version-traceid-parentid-flags.
+# Anchored and without nested repetition: linear on any input.
+_TRACEPARENT = re.compile(
+    r"(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}"
+)
+
+
+def valid_traceparent(value: str | bytes | None) -> str | None:
+    """`value` when it is a valid W3C `traceparent`, else None.
+
+    Trace context comes from producers' headers: anything else (non-ASCII or invalid bytes,
+    wrong shape, over-long) is ignored, never fatal, and never propagated.
+    """
+    if value is None or len(value) != 55:
         return None
-    return _PROPAGATOR.extract({"traceparent": traceparent})
+    if isinstance(value, bytes):
+        if not value.isascii():
+            return None
+        value = value.decode("ascii")
+    return value if _TRACEPARENT.fullmatch(value) else None
+
+
+def parent_context(traceparent: str | None) -> Context | None:
+    valid = valid_traceparent(traceparent)
+    if valid is None:
+        return None
+    return _PROPAGATOR.extract({"traceparent": valid})
 
 
 def headers_dict(

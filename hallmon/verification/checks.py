@@ -119,17 +119,19 @@ def _found(q: Quantity, match: Quantity, where: str) -> str:
 
 _QUOTE_PATTERNS = [
     re.compile(r'"([^"\n]{2,})"'),
-    re.compile(r"“([^”\n]{2,})”"),
-    re.compile(r"„([^“”\n]{2,})[“”]"),
-    re.compile(r"«\s?([^»\n]{2,}?)\s?»"),
-    re.compile(r"「([^」\n]{2,})」"),
-    re.compile(r"‘([^’\n]{2,}?)’(?!\w)"),
+    # No opening mark inside a quotation: a run of unclosed quotes is scanned once (linear),
+    # not once per opening mark (quadratic).
+    re.compile(r"“([^“”\n]{2,})”"),
+    re.compile(r"„([^„“”\n]{2,})[“”]"),
+    re.compile(r"«\s?([^«»\n]{2,}?)\s?»"),
+    re.compile(r"「([^「」\n]{2,})」"),
+    re.compile(r"‘([^‘’\n]{2,}?)’(?!\w)"),
     # Straight single quotes only when clearly a quotation: several words, opened after a
     # space or colon and closed before a space or punctuation (so "it's" and "users'" are not).
-    re.compile(r"(?:(?<=^)|(?<=[\s:(]))'([^'\n]*\s[^'\n]*)'(?=[\s.,;:!?)]|$)"),
+    re.compile(r"(?:(?<=^)|(?<=[\s:(]))'([^'\n\s]*\s[^'\n]*)'(?=[\s.,;:!?)]|$)"),
 ]
 _QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "„": '"', "«": '"', "»": '"', "‘": "'", "’": "'"})
-_ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…|\[\s?(?:\.\.\.|…)\s?\])\s*")
+_ELLIPSIS = re.compile(r"(?<!\s)\s*(?:\.\s?\.\s?\.|…|\[\s?(?:\.\.\.|…)\s?\])\s*")
 
 
 _LABEL_WORDS = 4
@@ -435,9 +437,11 @@ _ACTION_DONE = re.compile(
     re.I,
 )  # fmt: skip
 _FUTURE = re.compile(r"\b(?:will|'ll|’ll|going to|can|could|would|shall|may|might)\b", re.I)
+# Both alternatives start only where their run of characters starts (the look-behinds), so a
+# long run without a digit or an "@" is scanned once, not once per position (quadratic).
 _IDENTIFIER = re.compile(
-    r"(?<![\w.])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
-    r"|[\w.+-]+@[\w-]+\.[\w.]+"
+    r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+"
 )
 _TOOL_HEADER = re.compile(
     r"^Tool (?P<tool>.+?) \(call (?P<call>.+?)\) returned status (?P<st>\w+)\."

@@ -22,6 +22,7 @@ Everything here is rules over text: deterministic, no model, microseconds per se
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
 
-CLAIMS_VERSION = "rules-1"
+CLAIMS_VERSION = "rules-2"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
 
 SEVERITY: dict[ClaimType, Severity] = {
@@ -70,7 +71,10 @@ _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n?")
 _LEAD = re.compile(
     r"^(?:\s|#{1,6}\s|>\s?|[-*+•]\s|\d{1,3}[.)]\s(?!\d)|\*\*|__|\*(?=\S)|_(?=\S)|\|)+"
 )
-_TRAIL = re.compile(r"(?:\s|\*\*|__|\*|_|\|)+$")
+# Trailing markdown decoration: whitespace, emphasis marks and table bars. One character class
+# (the old alternation "\*\*|__|\*|_" matched "__" two ways: exponential on a form line such
+# as "Name: ______ Date"), and `_trim` walks it from the right, so even that is linear.
+_TRAIL_CHARS = frozenset("*_|")
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -80,12 +84,10 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     if lead:
         start += lead.end()
         seg = seg[lead.end() :]
-    trail = _TRAIL.search(seg)
-    if trail and trail.start() > 0:
-        end = start + trail.start()
-    elif trail:
-        end = start
-    return start, end
+    keep = len(seg)
+    while keep and (seg[keep - 1] in _TRAIL_CHARS or seg[keep - 1].isspace()):
+        keep -= 1
+    return start, start + keep
 
 
 def _code_content(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -214,6 +216,7 @@ _SUBJECT_START = re.compile(
     r"^(?:i|we|you|he|she|it|they|this|that|these|those|there|the|a|an|his|her|its|their|our|"
     r"your|my|some|many|most|all|each|every|one|both|[A-Z][\w'-]*)\b"
 )
+_MAX_SPLITS = 32
 _CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+and\s+(?=\S)")
 
 
@@ -243,10 +246,14 @@ def _is_clause(text: str, *, bare_and: bool = False) -> bool:
     return len(_WORD.findall(t)) >= 3 and bool(start.match(t)) and _has_verb(t)
 
 
+_PROTECTED = re.compile(r"\"[^\"]*\"|“[^“”]*”|`[^`]*`|\([^()]*\)")
+
+
 def _protected(text: str) -> list[tuple[int, int]]:
     """Regions no split may enter: quotations, inline code, parentheses."""
     out = []
-    for m in re.finditer(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|\([^)]*\)", text):
+    # No opening mark inside its own region: unclosed runs stay linear.
+    for m in _PROTECTED.finditer(text):
         out.append((m.start(), m.end()))
     return out
 
@@ -257,7 +264,9 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
     protected = _protected(seg)
     pieces: list[tuple[int, int]] = []
     cur = 0
-    for m in _CLAUSE_SPLIT.finditer(seg):
+    # A sentence with hundreds of separators is not prose; stop splitting it after
+    # _MAX_SPLITS candidates so the clause checks stay linear in its length.
+    for m in itertools.islice(_CLAUSE_SPLIT.finditer(seg), _MAX_SPLITS):
         if any(a < m.start() < b for a, b in protected):
             continue
         left, right_start = seg[cur : m.start()], m.end()
@@ -325,7 +334,9 @@ _SYSTEM = re.compile(
     r"enabled|disabled|valid|expired|confirmed|pending|verified|on hold|in good standing)\b",
     _I,
 )
-_QUOTE = re.compile(r"\"(?:[^\"\s]+\s+){2,}[^\"]*\"|“(?:[^”\s]+\s+){2,}[^”]*”")
+# A curly quotation may not contain another opening mark: a run of unclosed quotes is then
+# scanned once, not once per mark (quadratic before).
+_QUOTE = re.compile(r"\"(?:[^\"\s]+\s+){2,}[^\"]*\"|“(?:[^“”\s]+\s+){2,}[^“”]*”")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"

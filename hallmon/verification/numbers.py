@@ -151,6 +151,7 @@ _REFERENCE = re.compile(
     r"(?:\d+\s*(?:,|and|&|or|-|–|to)\s*)*$",
     re.I,
 )
+_LOOKBACK = 64  # characters before a number that _REFERENCE and _OUT_OF may read
 _META_UNITS = frozenset({"words", "characters", "sentences", "paragraphs", "bullet", "tokens"})
 _OUT_OF = re.compile(r"\bout of\s*$", re.I)
 _PER_WEEK = re.compile(r"\s+(?:days|times|hours|nights)\s+(?:a|per)\s+(?:week|day|month)\b", re.I)
@@ -299,11 +300,14 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             kind = "percent"
         elif currency:
             kind = "money"
-        if claim and kind == "number" and not currency and _REFERENCE.search(text[:start]):
+        # The look-backs read a bounded window: searching the whole prefix for every number
+        # made extraction quadratic in the answer's length.
+        before = text[max(0, start - _LOOKBACK) : start]
+        if claim and kind == "number" and not currency and _REFERENCE.search(before):
             continue  # "Passage 2 says", "Step 3:", "option 1": the answer's own numbering
         if claim and unit in _META_UNITS:
             continue  # "a summary in 120 words": the answer's own length, not a fact
-        if claim and (_OUT_OF.search(text[:start]) or _PER_WEEK.match(text, end)):
+        if claim and (_OUT_OF.search(before) or _PER_WEEK.match(text, end)):
             continue  # "3.5 out of 5 stars", "seven days a week": scales and rates
         take(_make(text, kind, start, end, value, literal, scale, currency, unit))
 

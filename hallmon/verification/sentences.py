@@ -169,9 +169,14 @@ def _starts_sentence(line: str) -> bool:
     return bool(stripped) and (stripped[0].isupper() or stripped[0].isdigit())
 
 
+# pysbd locates every segment with a search over the whole block (quadratic), and some of its
+# abbreviation rules are too; a paragraph longer than this goes to the linear regex splitter.
+_PYSBD_MAX_CHARS = 5_000
+
+
 @lru_cache(maxsize=4096)
 def _segment_block(block: str, engine: Engine, language: str) -> tuple[tuple[int, int], ...]:
-    if engine == "pysbd":
+    if engine == "pysbd" and len(block) <= _PYSBD_MAX_CHARS:
         # Newlines inside a paragraph become spaces for pysbd, which treats every newline as a
         # boundary and would cut hard-wrapped sentences in two (same length, same offsets).
         spans = _pysbd_spans(block.replace("\n", " "), language)
@@ -221,7 +226,8 @@ _NUMERIC_ABBREVIATIONS = frozenset({
 })
 # fmt: on
 # A boundary candidate: terminal punctuation, closing quotes/brackets, then whitespace.
-_BOUNDARY = re.compile(r"([.!?…]+)([\"'”’)\]]*)(\s+)")
+# Starts only where a run of end marks starts: linear on "......." without a space.
+_BOUNDARY = re.compile(r"(?<![.!?…])([.!?…]+)([\"'”’)\]]*)(\s+)")
 _CJK_BOUNDARY = re.compile(r"[。！？]+[」』”’)）]*")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
 

@@ -17,7 +17,9 @@ State (see DESIGN.md, "Results"), decided here and nowhere else:
 - `unavailable` / `evaluation_failed`: a stage or the model raised, or returned the wrong shape.
   The error is in `error`; no claim verdicts are reported (nothing was judged), risk 0, action
   allow: the state, not the action, says the answer was not checked.
-- `unavailable` / `stream_incomplete`: the stream never ended (`response.complete` is False).
+- `unavailable` / `stream_incomplete`: the stream never ended (`response.complete` is False),
+  or it ended with chunks missing (`missing_seqs`): a note names the holes and each adds the
+  risk of one unchecked claim, so an answer with a hole is never a clean `checked`.
   The partial text is still verified (it is cheap and the claims in it are real), and the
   risk and action reflect those claims; the state says the answer is not whole.
 - `checked`: otherwise. An answer not in English is `checked` with a note; its claims are
@@ -66,7 +68,7 @@ from hallmon.verification.evidence import (
     collect_sources,
 )
 from hallmon.verification.records import record_facts
-from hallmon.verification.risk import RiskConfig, assess
+from hallmon.verification.risk import RiskConfig, action_for, assess
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -140,13 +142,29 @@ def passage_config(max_length: int | None) -> PassageConfig:
     return PassageConfig(max_words=min(words, PassageConfig().max_words))
 
 
+def _ranges(seqs: list[int]) -> list[str]:
+    """[1, 4, 5, 6] -> ["1", "4-6"]: one entry per hole."""
+    out: list[str] = []
+    ordered = sorted(set(seqs))
+    start = prev = ordered[0] if ordered else 0
+    for seq in ordered[1:]:
+        if seq != prev + 1:
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = seq
+        prev = seq
+    if ordered:
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+    return out
+
+
 def _error_text(exc: BaseException, stage: str) -> str:
     where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     at = f" at {Path(where.filename).name}:{where.lineno}" if where else ""
     return f"{stage} failed: {type(exc).__name__}: {exc}{at}"
 
 
-_CITATION_MARK = re.compile(r"\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
+# Starts only where a whitespace run starts: linear on long runs of spaces.
+_CITATION_MARK = re.compile(r"(?<!\s)\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
 def _hypothesis(claim: Claim) -> str:
@@ -403,6 +421,18 @@ class Verifier:
                     else ""
                 )
                 + ": the partial text was verified"
+            )
+        elif prepared.response.missing_seqs:
+            # A hole is text nobody checked: the answer is not whole, and each hole weighs in
+            # the risk as one unchecked (unclear, confidence 1) claim.
+            holes = _ranges(prepared.response.missing_seqs)
+            state, reason = "unavailable", "stream_incomplete"
+            weight = self.risk_config.weights.unclear * self.risk_config.severity.medium
+            risk = min(1.0, risk + weight * len(holes))
+            action = action_for(risk, self.risk_config)
+            notes.append(
+                f"chunk(s) {', '.join(holes)} of the stream never arrived: the text in "
+                f"{len(holes)} hole(s) was not checked"
             )
         return MonitorResult(
             state=state,

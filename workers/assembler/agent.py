@@ -8,17 +8,26 @@ table. A timer closes streams that went quiet.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import faust
-from hallmon.schemas import AssembledResponse, ContractError, decode_trace_event, encode
+from hallmon.schemas import AssembledResponse, Limits, decode_trace_event, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
-from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
-from hallmon.workers.telemetry import Telemetry, headers_dict
+from hallmon.workers.publishing import (
+    guarded,
+    limits_of,
+    publish,
+    publish_dead_letter,
+    raw_topic,
+)
+from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +43,33 @@ class AssemblerRuntime:
     dlq: Any
     open_streams: int = 0
     stats: dict[str, int] = field(default_factory=dict)
+    # Partition progress, for timeouts on stream time: the newest Kafka timestamp (ms) read
+    # from each partition, and when (worker clock) this worker last read one or took it over.
+    progress_ms: dict[int, int] = field(default_factory=dict)
+    seen_at: dict[int, float] = field(default_factory=dict)
+    locks: KeyLocks = field(default_factory=lambda: KeyLocks())
+
+
+class KeyLocks:
+    """One lock per stream key, so the timer and the agent never close the same stream at
+    once (each awaits a publish between reading the state and writing it back)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def busy(self, key: str) -> bool:
+        lock = self._locks.get(key)
+        return lock is not None and lock.locked()
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and self._locks.get(key) is lock:
+                del self._locks[key]
 
 
 def assembler_config(settings: HallmonSettings) -> AssemblerConfig:
@@ -45,6 +81,7 @@ def assembler_config(settings: HallmonSettings) -> AssemblerConfig:
         max_stream_events=a.max_stream_events,
         closed_retention_s=a.closed_retention_s,
         limits=limits_of(settings),
+        max_stream_bytes=settings.limits.max_event_bytes * 8 // 9,
     )
 
 
@@ -72,43 +109,18 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
     async def assemble(stream: Any) -> None:
         async for event in stream.events():
             msg = event.message
-            headers = headers_dict(msg.headers)
-            traceparent = headers.get("traceparent")
-            try:
-                trace = decode_trace_event(msg.value or b"", limits)
-            except ContractError as exc:
-                await publish_dead_letter(
-                    rt.telemetry, rt.dlq, stage="assembler", exc_or_reason=exc, message=msg
-                )
-                continue
-            with rt.telemetry.span(
-                "hallmon.assemble",
-                traceparent,
-                **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
-            ):
-                raw = table.get(trace.response_id)
-                state = StreamState.from_bytes(raw) if raw else None
-                step = rt.assembler.apply(
-                    state,
-                    trace,
-                    now=time.time(),
-                    open_streams=rt.open_streams,
-                    partition=msg.partition,
-                    traceparent=traceparent,
-                )
-                if step.dead_letter is not None:
-                    await publish_dead_letter(
-                        rt.telemetry,
-                        rt.dlq,
-                        stage="assembler",
-                        exc_or_reason=step.dead_letter,
-                        message=msg,
-                    )
-                await _perform(rt, trace.response_id, state, step, in_stream=True)
+
+            async def work(msg: Any = msg) -> None:
+                await assemble_message(rt, msg, limits)
+
+            await guarded(rt.telemetry, rt.dlq, stage="assembler", message=msg, work=work)
 
     @app.timer(settings.assembler.scan_interval_s)  # type: ignore[untyped-decorator]
     async def close_quiet_streams() -> None:
-        await scan_streams(rt)
+        try:
+            await scan_streams(rt)
+        except Exception:  # a failed scan is retried by the next tick; never crash the app
+            log.exception("timeout scan failed")
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:
@@ -118,6 +130,57 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
             )
 
     return rt
+
+
+async def assemble_message(rt: AssemblerRuntime, msg: Any, limits: Limits) -> None:
+    """Fold one trace message into its stream; raises ContractError for bad input."""
+    # Invalid trace context is ignored, never fatal: only a valid W3C traceparent travels on.
+    traceparent = valid_traceparent(headers_dict(msg.headers).get("traceparent"))
+    trace = decode_trace_event(msg.value or b"", limits)
+    event_ms = _note_progress(rt, msg)
+    with rt.telemetry.span(
+        "hallmon.assemble",
+        traceparent,
+        **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
+    ):
+        async with rt.locks.hold(trace.response_id):
+            await _assemble_locked(rt, msg, trace, traceparent, event_ms)
+
+
+def _note_progress(rt: AssemblerRuntime, msg: Any) -> int | None:
+    """Advance the partition's stream time with this message; its Kafka timestamp in ms."""
+    rt.seen_at[msg.partition] = time.time()
+    ts = getattr(msg, "timestamp", None)
+    if not isinstance(ts, int | float) or ts <= 0:
+        return None
+    event_ms = int(ts * 1000)
+    rt.progress_ms[msg.partition] = max(rt.progress_ms.get(msg.partition, event_ms), event_ms)
+    return event_ms
+
+
+async def _assemble_locked(
+    rt: AssemblerRuntime, msg: Any, trace: Any, traceparent: str | None, event_ms: int | None
+) -> None:
+    raw = rt.table.get(trace.response_id)
+    state = StreamState.from_bytes(raw) if raw else None
+    step = rt.assembler.apply(
+        state,
+        trace,
+        now=time.time(),
+        open_streams=rt.open_streams,
+        partition=msg.partition,
+        traceparent=traceparent,
+        event_ms=event_ms,
+    )
+    if step.dead_letter is not None:
+        await publish_dead_letter(
+            rt.telemetry,
+            rt.dlq,
+            stage="assembler",
+            exc_or_reason=step.dead_letter,
+            message=msg,
+        )
+    await _perform(rt, trace.response_id, state, step, in_stream=True)
 
 
 def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:
@@ -139,20 +202,51 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
     if active is None:
         return
     now = time.time()
+    # A partition this worker just took over starts its quiet clock now: its backlog is read
+    # before any of its restored streams can time out on the worker clock.
+    for gone in set(rt.seen_at) - active:
+        del rt.seen_at[gone]
+        rt.progress_ms.pop(gone, None)
+    for partition in active:
+        rt.seen_at.setdefault(partition, now)
     open_count = 0
     for key, raw in list(rt.table.items()):
         state = StreamState.from_bytes(raw)
         if state.partition is not None and state.partition not in active:
             continue
-        step = rt.assembler.expire(state, now=now)
+        step = _expire(rt, state, now)
         if step.emit is None and not step.changes_state:
             open_count += state.is_open
             continue
-        with rt.telemetry.span(
-            "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
-        ):
-            await _perform(rt, key, state, step, in_stream=False)
+        if rt.locks.busy(key):
+            continue  # an event of this stream is being handled; look again next tick
+        async with rt.locks.hold(key):
+            # Compare-and-set: act only on the state as it is now, not the snapshot.
+            current = rt.table.data.get(key)
+            if current is None:
+                continue
+            if current != raw:
+                state = StreamState.from_bytes(current)
+                step = _expire(rt, state, time.time())
+                if step.emit is None and not step.changes_state:
+                    continue
+            with rt.telemetry.span(
+                "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
+            ):
+                await _perform(rt, key, state, step, in_stream=False)
     rt.open_streams = open_count
+
+
+def _expire(rt: AssemblerRuntime, state: StreamState, now: float) -> AssemblyStep:
+    partition = state.partition
+    if partition is None:
+        return rt.assembler.expire(state, now=now)
+    return rt.assembler.expire(
+        state,
+        now=now,
+        progress_ms=rt.progress_ms.get(partition),
+        quiet_s=now - rt.seen_at.get(partition, now),
+    )
 
 
 async def _perform(

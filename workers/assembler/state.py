@@ -12,6 +12,7 @@ neither opens a new stream nor produces a second verdict.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
@@ -52,6 +53,9 @@ class AssemblerConfig:
     max_stream_events: int = 4_096
     closed_retention_s: float = 900.0
     limits: Limits = DEFAULT_LIMITS
+    max_stream_bytes: int = DEFAULT_LIMITS.max_event_bytes * 8 // 9
+    """UTF-8 bytes of answer and context one stream may gather: its state (changelog) and its
+    assembled answer must stay under the topics' max.message.bytes."""
 
     def __post_init__(self) -> None:
         if self.max_stream_chars > self.limits.max_answer_chars:
@@ -81,11 +85,15 @@ class StreamState(BaseModel):
     tool_results: list[ToolResultItem] = Field(default_factory=list)
     memory: list[MemoryItem] = Field(default_factory=list)
     answer_chars: int = 0
+    content_bytes: int = Field(0, description="UTF-8 bytes of the answer and context so far")
     final_seq: int | None = None
     usage: TokenUsage | None = None
     started_at: datetime | None = None
     opened_at: float = Field(0.0, description="Worker clock (s) when the first event arrived")
     updated_at: float = Field(0.0, description="Worker clock (s) of the latest event")
+    last_event_ms: int | None = Field(
+        None, description="Kafka timestamp (ms) of the stream's newest event: its stream time"
+    )
     closed_at: float | None = None
     traceparent: str | None = None
 
@@ -134,6 +142,16 @@ def _item(kind: type[_Item], event: BaseModel) -> _Item:
     return kind.model_validate(event.model_dump(include=set(kind.model_fields)))
 
 
+def _context_item(
+    event: ContextRetrievedEvent | ToolResultEvent | MemoryRefEvent,
+) -> DocumentItem | ToolResultItem | MemoryItem:
+    if isinstance(event, ContextRetrievedEvent):
+        return _item(DocumentItem, event)
+    if isinstance(event, ToolResultEvent):
+        return _item(ToolResultItem, event)
+    return _item(MemoryItem, event)
+
+
 def _utc(ts: datetime | None, now: float) -> datetime:
     if ts is not None:
         return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
@@ -157,8 +175,10 @@ class Assembler:
         open_streams: int,
         partition: int | None = None,
         traceparent: str | None = None,
+        event_ms: int | None = None,
     ) -> AssemblyStep:
-        """Fold one event into its stream. `open_streams` is the worker's current count."""
+        """Fold one event into its stream. `open_streams` is the worker's current count;
+        `event_ms` the message's Kafka timestamp (the stream time of the event)."""
         if isinstance(event, ResponseEvent):
             # A producer that does not stream: the whole answer passes straight through.
             whole = AssembledResponse.from_response_event(event)
@@ -197,6 +217,8 @@ class Assembler:
 
         state.seen_event_ids.append(event.event_id)
         state.updated_at = now
+        if event_ms is not None:
+            state.last_event_ms = max(state.last_event_ms or event_ms, event_ms)
         state.model = state.model or event.model
         state.turn = state.turn if state.turn is not None else event.turn
         state.traceparent = state.traceparent or traceparent
@@ -204,21 +226,43 @@ class Assembler:
             state.partition = partition
 
         if isinstance(event, ResponseDeltaEvent):
+            if event.seq >= self.config.max_stream_events:
+                return self._refuse(
+                    state,
+                    "stream_too_large",
+                    self._seq_error(state, "seq", event.seq),
+                    now,
+                    event.ts,
+                )
             if event.seq in state.chunks:
                 # Same seq under a new event_id: a producer retry. Keep the first text.
                 return AssemblyStep(state=state, dropped="duplicate")
             state.chunks[event.seq] = event.text
             state.answer_chars += len(event.text)
+            state.content_bytes += len(event.text.encode("utf-8"))
         elif isinstance(event, UserInputEvent):
             state.user_input.append(event.text)
-        elif isinstance(event, ContextRetrievedEvent):
-            state.documents.append(_item(DocumentItem, event))
-        elif isinstance(event, ToolResultEvent):
-            state.tool_results.append(_item(ToolResultItem, event))
-        elif isinstance(event, MemoryRefEvent):
-            state.memory.append(_item(MemoryItem, event))
+            state.content_bytes += len(event.text.encode("utf-8"))
+        elif isinstance(event, ContextRetrievedEvent | ToolResultEvent | MemoryRefEvent):
+            item = _context_item(event)
+            state.content_bytes += len(item.model_dump_json().encode("utf-8"))
+            if isinstance(item, DocumentItem):
+                state.documents.append(item)
+            elif isinstance(item, ToolResultItem):
+                state.tool_results.append(item)
+            else:
+                state.memory.append(item)
         elif isinstance(event, ResponseCompletedEvent):
-            state.final_seq = event.final_seq
+            final = event.final_seq
+            if final is not None and final >= self.config.max_stream_events:
+                return self._refuse(
+                    state,
+                    "stream_too_large",
+                    self._seq_error(state, "final_seq", final),
+                    now,
+                    event.ts,
+                )
+            state.final_seq = final
             state.usage = event.usage
             return self._close(state, "completed", now, ended_at=_utc(event.ts, now))
 
@@ -229,10 +273,33 @@ class Assembler:
 
     # --- timer ------------------------------------------------------------------------------
 
-    def expire(self, state: StreamState, *, now: float) -> AssemblyStep:
-        """Close a stream that went quiet; forget a tombstone past its retention."""
+    def expire(
+        self,
+        state: StreamState,
+        *,
+        now: float,
+        progress_ms: int | None = None,
+        quiet_s: float = math.inf,
+    ) -> AssemblyStep:
+        """Close a stream that went quiet; forget a tombstone past its retention.
+
+        Quiet is judged by the stream's partition, not the wall clock alone, so a worker that
+        was down or busy never closes a healthy stream whose next events wait in the backlog:
+        - stream time: the partition has delivered events `stream_timeout_s` newer than this
+          stream's newest (`progress_ms`, the newest Kafka timestamp read from it), or
+        - the partition itself has been quiet in this worker for `stream_timeout_s` (`quiet_s`,
+          counted from when this worker started reading it) and the stream's last event is
+          that old on the worker clock too.
+        Without partition information (`progress_ms` None, `quiet_s` inf) only the wall clock
+        is used.
+        """
         if state.is_open:
-            if now - state.updated_at >= self.config.stream_timeout_s:
+            timeout = self.config.stream_timeout_s
+            last_ms = state.last_event_ms
+            behind = progress_ms is not None and last_ms is not None
+            by_stream_time = behind and (progress_ms or 0) - (last_ms or 0) >= timeout * 1000
+            by_quiet = quiet_s >= timeout and now - state.updated_at >= timeout
+            if by_stream_time or by_quiet:
                 return self._close(state.model_copy(deep=True), "timed_out", now)
             return NOTHING
         if state.closed_at is not None and now - state.closed_at >= self.config.closed_retention_s:
@@ -241,6 +308,15 @@ class Assembler:
 
     # --- helpers ----------------------------------------------------------------------------
 
+    def _seq_error(self, state: StreamState, field: str, seq: int) -> str:
+        # Chunks are stored sparsely, but a seq this far out can never be filled within the
+        # stream's event limit, and listing the gap would grow without bound.
+        return (
+            f"stream {state.response_id}: {field}={seq} is not below max_stream_events="
+            f"{self.config.max_stream_events} (seq counts chunks from 0); number chunks "
+            "consecutively or raise HALLMON_ASSEMBLER__MAX_STREAM_EVENTS"
+        )
+
     def _overflow(self, state: StreamState) -> str | None:
         cfg = self.config
         if state.answer_chars > cfg.max_stream_chars:
@@ -248,6 +324,13 @@ class Assembler:
                 f"stream {state.response_id} reached {state.answer_chars} answer characters, "
                 f"over max_stream_chars={cfg.max_stream_chars}; split the answer or raise "
                 "HALLMON_ASSEMBLER__MAX_STREAM_CHARS"
+            )
+        if state.content_bytes > cfg.max_stream_bytes:
+            return (
+                f"stream {state.response_id} gathered {state.content_bytes} bytes of answer and "
+                f"context, over max_stream_bytes={cfg.max_stream_bytes} (from "
+                "HALLMON_LIMITS__MAX_EVENT_BYTES, under the topics' max.message.bytes); send "
+                "less context or raise both"
             )
         items = len(state.documents) + len(state.tool_results) + len(state.memory)
         if items > cfg.limits.max_context_items:
@@ -318,7 +401,12 @@ class Assembler:
             text = text[: self.config.limits.max_answer_chars]
         user_input = "\n".join(state.user_input) or None
         items = len(state.documents) + len(state.tool_results) + len(state.memory)
-        if items <= self.config.limits.max_context_items:
+        if state.content_bytes > self.config.max_stream_bytes:
+            # Only for a stream refused for its size: what it gathered cannot be published;
+            # the verdict is `unavailable` anyway and the dead letter says why.
+            context = ResponseContext()
+            user_input = None
+        elif items <= self.config.limits.max_context_items:
             context = ResponseContext(
                 user_input=user_input,
                 documents=state.documents,

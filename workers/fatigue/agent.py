@@ -14,18 +14,18 @@ from typing import Any
 
 import faust
 import redis.asyncio as aioredis
-from hallmon.schemas import ContractError, FatigueAlert, VerdictEvent, decode, encode
+from hallmon.schemas import FatigueAlert, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
 from hallmon.workers.fatigue.trend import FatigueThresholds
 from hallmon.workers.publishing import (
+    guarded,
     limits_of,
     publish,
-    publish_dead_letter,
     raw_topic,
     with_retries,
 )
-from hallmon.workers.telemetry import Telemetry, headers_dict
+from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
 
 log = logging.getLogger(__name__)
 
@@ -81,15 +81,13 @@ def install_fatigue(
     async def track(stream: Any) -> None:
         async for event in stream.events():
             msg = event.message
-            try:
+
+            async def work(msg: Any = msg) -> None:
                 verdict = decode(VerdictEvent, msg.value or b"", limits)
-            except ContractError as exc:
-                await publish_dead_letter(
-                    rt.telemetry, rt.dlq, stage="fatigue", exc_or_reason=exc, message=msg
-                )
-                continue
-            traceparent = headers_dict(msg.headers).get("traceparent")
-            await handle_verdict(rt, verdict, traceparent)
+                traceparent = valid_traceparent(headers_dict(msg.headers).get("traceparent"))
+                await handle_verdict(rt, verdict, traceparent)
+
+            await guarded(rt.telemetry, rt.dlq, stage="fatigue", message=msg, work=work)
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:

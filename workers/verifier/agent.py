@@ -13,12 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
-from hallmon.schemas import AssembledResponse, ContractError, VerdictEvent, decode, encode
+from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
-from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
+from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
-from hallmon.workers.verifier.service import TwoPhaseVerifier, VerificationService
+from hallmon.workers.verifier.budget import ProcessPreparer
+from hallmon.workers.verifier.service import (
+    TwoPhaseVerifier,
+    VerificationService,
+    failed_verdict,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +37,7 @@ class VerifierRuntime:
     verdicts: Any
     dlq: Any
     batcher: NLIBatcher
+    preparer: ProcessPreparer | None = None
 
 
 def batching_config(settings: HallmonSettings) -> BatchingConfig:
@@ -50,35 +56,34 @@ def install_verifier(
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
     batcher = NLIBatcher(model, batching_config(settings), on_batch=telemetry.batch)
+    budget_s = settings.verifier.answer_budget_s
+    preparer = (
+        ProcessPreparer(verifier, budget_s, settings.verifier.prepare_processes)
+        if budget_s > 0
+        else None
+    )
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher),
+        service=VerificationService(verifier, batcher, preparer),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),
         batcher=batcher,
+        preparer=preparer,
     )
+
+    async def _close(app: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+        await close_verifier(rt)
+
+    app.on_before_shutdown.connect(_close)
+
     limits = limits_of(settings)
 
     @app.agent(responses, name="hallmon.verify", concurrency=settings.verifier_worker.concurrency)
     async def verify(stream: Any) -> None:
         async for event in stream.events():
-            msg = event.message
-            try:
-                response = decode(AssembledResponse, msg.value or b"", limits)
-            except ContractError as exc:
-                await publish_dead_letter(
-                    telemetry, rt.dlq, stage="verifier", exc_or_reason=exc, message=msg
-                )
-                continue
-            try:
-                await handle_response(rt, response)
-            except Exception as exc:  # a bug in a stage must not stop the partition
-                log.exception("verifying %s failed", response.response_id)
-                await publish_dead_letter(
-                    telemetry, rt.dlq, stage="verifier", exc_or_reason=exc, message=msg
-                )
+            await verify_message(rt, event.message, limits)
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:
@@ -86,6 +91,28 @@ def install_verifier(
             log.info("verifier counts: %s", dict(telemetry.counts))
 
     return rt
+
+
+async def verify_message(rt: VerifierRuntime, msg: Any, limits: Limits) -> None:
+    """One assembled answer in, its verdict (or a dead letter and an `unavailable` verdict) out;
+    never raises, so faust never acks a message whose outputs were lost."""
+    response: AssembledResponse | None = None
+
+    async def work() -> None:
+        nonlocal response
+        response = decode(AssembledResponse, msg.value or b"", limits)
+        await handle_response(rt, response)
+
+    async def fallback(exc: BaseException) -> None:
+        # The answer exists: publish an `unavailable` verdict so it is never silently missing.
+        if response is not None:
+            verdict = failed_verdict(response, f"{type(exc).__name__}: {exc}")
+            await publish(rt.verdicts, key=verdict.session_id, value=encode(verdict))
+            rt.telemetry.verdict(verdict.state, 0, 0, verdict.timings.latency_ms)
+
+    await guarded(
+        rt.telemetry, rt.dlq, stage="verifier", message=msg, work=work, on_failure=fallback
+    )
 
 
 async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> VerdictEvent:
@@ -112,7 +139,10 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
 
 
 async def close_verifier(rt: VerifierRuntime) -> None:
+    """Stop the NLI batcher and the budget processes (called when the worker shuts down)."""
     await rt.batcher.close()
+    if rt.preparer is not None:
+        rt.preparer.close()
 
 
 __all__ = [
@@ -121,4 +151,5 @@ __all__ = [
     "close_verifier",
     "handle_response",
     "install_verifier",
+    "verify_message",
 ]

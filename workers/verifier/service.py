@@ -9,7 +9,7 @@ id, so a redelivered answer yields the same `verdict_id`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -67,14 +67,40 @@ def verdict_event(
     )
 
 
+def failed_verdict(response: AssembledResponse, error: str) -> VerdictEvent:
+    """The smallest honest verdict for an answer whose verification or publish failed."""
+    result = MonitorResult(
+        state="unavailable",
+        unavailable_reason="evaluation_failed",
+        error=error[:2000],
+        context_items=response.context.item_count,
+        notes=["verification failed; no claim was judged"],
+    )
+    return verdict_event(response, result, verification_ms=0.0)
+
+
+Preparer = Callable[[AssembledResponse], Awaitable[Any]]
+"""Runs `prepare` elsewhere, e.g. `ProcessPreparer` under the answer's time budget."""
+
+
 class VerificationService:
-    def __init__(self, verifier: TwoPhaseVerifier, batcher: NLIBatcher) -> None:
+    def __init__(
+        self, verifier: TwoPhaseVerifier, batcher: NLIBatcher, preparer: Preparer | None = None
+    ) -> None:
         self.verifier = verifier
         self.batcher = batcher
+        self.preparer = preparer
 
     async def verify(self, response: AssembledResponse) -> VerdictEvent:
         t0 = time.perf_counter()
-        prepared = self.verifier.prepare(response)
+        if self.preparer is None:
+            prepared = self.verifier.prepare(response)
+        else:
+            try:
+                prepared = await self.preparer(response)
+            except Exception as exc:  # over budget, or the process died: never a clean verdict
+                verdict = failed_verdict(response, f"{type(exc).__name__}: {exc}")
+                return verdict.model_copy(update={"model_versions": self.verifier.model_versions()})
         pairs = getattr(prepared, "pairs", [])
         if getattr(prepared, "result", None) is None and pairs:
             try:
@@ -91,8 +117,8 @@ class VerificationService:
         else:
             probs = np.zeros((0, 3), dtype=np.float32)
         result = self.verifier.finish(prepared, probs)
-        if not result.model_versions:
-            result = result.model_copy(update={"model_versions": self.verifier.model_versions()})
+        # Always this process's versions: a prepare run elsewhere had no model loaded.
+        result = result.model_copy(update={"model_versions": self.verifier.model_versions()})
         return verdict_event(response, result, verification_ms=_ms(t0))
 
 

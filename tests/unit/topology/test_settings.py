@@ -204,3 +204,19 @@ def test_redis_scheme_and_tls_options_are_checked(tmp_path: Path) -> None:
     ).client_kwargs()
     assert kwargs["password"] == "pw"
     assert kwargs["ssl_ca_certs"] == str(tmp_path / "ca.pem")
+
+
+def test_prefix_that_looks_like_a_default_name_still_prefixes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HALLMON_TOPICS__PREFIX", "hallmon.")
+    topics = HallmonSettings().topics
+    assert topics.verdicts == "hallmon.hallmon.verdicts"
+    assert topics.traces == "hallmon.agent.traces"
+    assert TopicNames.model_validate(topics.model_dump()) == topics
+
+
+def test_producers_hash_keys_like_the_java_client() -> None:
+    from hallmon.topology.kafka_client import PRODUCER_DEFAULTS
+
+    assert PRODUCER_DEFAULTS["partitioner"] == "murmur2_random"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hallmon.topology.settings import TopicNames
 from hallmon.topology.topics import (
     DAY_MS,
+    MAX_MESSAGE_BYTES,
     Drift,
     ObservedTopic,
     compare,
@@ -29,14 +30,24 @@ def test_traces_are_keyed_by_session_on_six_partitions() -> None:
     assert traces.key == "session_id"
 
 
-def test_dead_letters_are_kept_longest() -> None:
+def test_dead_letters_do_not_outlive_the_traces_they_copy() -> None:
     specs = {s.role: s for s in topic_specs(TopicNames())}
-    assert specs["dlq"].retention_ms == max(s.retention_ms for s in specs.values())
-    assert specs["dlq"].retention_ms >= 30 * DAY_MS
+    assert specs["dlq"].retention_ms == specs["traces"].retention_ms == 7 * DAY_MS
     assert specs["dlq"].config() == {
         "retention.ms": str(specs["dlq"].retention_ms),
         "cleanup.policy": "delete",
+        "max.message.bytes": str(MAX_MESSAGE_BYTES),
     }
+
+
+def test_every_topic_sets_its_byte_limit_above_the_contract_budget() -> None:
+    from hallmon.schemas import DEFAULT_LIMITS
+    from hallmon.schemas.deadletter import DEAD_LETTER_VALUE_BYTES
+
+    for spec in topic_specs(TopicNames()):
+        assert spec.config()["max.message.bytes"] == str(MAX_MESSAGE_BYTES)
+    assert DEFAULT_LIMITS.max_event_bytes < MAX_MESSAGE_BYTES
+    assert DEAD_LETTER_VALUE_BYTES * 4 // 3 + 20_000 < MAX_MESSAGE_BYTES
 
 
 def test_compare_finds_nothing_when_the_topic_matches() -> None:
@@ -57,6 +68,7 @@ def test_compare_names_each_difference() -> None:
         Drift(spec.name, "partitions", "6", "2"),
         Drift(spec.name, "retention.ms", str(7 * DAY_MS), "<unset>"),
         Drift(spec.name, "cleanup.policy", "delete", "compact"),
+        Drift(spec.name, "max.message.bytes", str(MAX_MESSAGE_BYTES), "<unset>"),
     ]
     assert str(drifts[0]) == "agent.traces: partitions is 2, spec says 6"
 
