@@ -19,7 +19,9 @@ State = Literal["checked", "unavailable", "not_applicable"]
 UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_incomplete"]
 Action = Literal["allow", "warn", "block"]
 SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
-CheckName = Literal["number", "quote", "citation", "action", "system_state", "commitment", "record"]
+CheckName = Literal[
+    "number", "quote", "citation", "action", "system_state", "commitment", "record", "tool_fact"
+]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"
 
@@ -113,7 +115,19 @@ class CheckResult(Contract):
 class ClaimVerdict(Contract):
     claim: Claim
     status: ClaimStatus
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="supported: 1 - p_unsupported; contradicted / not_found / unclear: "
+        "p_unsupported (see README, 'What the numbers of a verdict mean')",
+    )
+    p_unsupported: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Calibrated probability that the claim is not backed by the context; the "
+        "claim adds weight[status] x p_unsupported to the answer's risk",
+    )
     evidence: list[Evidence] = Field(default_factory=list)
     checks: list[CheckResult] = Field(default_factory=list)
     reason: str

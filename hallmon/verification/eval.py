@@ -360,7 +360,7 @@ def run_verifier(
     severity: list[Severity] = []
     ctype: list[ClaimType] = []
     has_ev: list[bool] = []
-    forced: list[tuple[ClaimStatus, float] | None] = []
+    forced: list[tuple[ClaimStatus, str] | None] = []
     for start in range(0, len(records), answers_per_batch):
         chunk = records[start : start + answers_per_batch]
         prepared = [verifier.prepare(r.to_response()) for r in chunk]
@@ -389,7 +389,7 @@ def run_verifier(
                 ctype.append(claim.type)
                 has_ev.append(bool(prep.evidence[prep.judged.index(i)]))
                 decided = forced_outcome(verdict.checks)
-                forced.append((decided.status, decided.confidence) if decided else None)
+                forced.append((decided.status, decided.check) if decided else None)
             if progress is not None:
                 progress(1)
     table = ClaimTable(

@@ -29,6 +29,7 @@ rest are `unclear` with confidence 0 and a note says how many, so time stays bou
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import traceback
@@ -66,7 +67,7 @@ from hallmon.verification.evidence import (
     collect_sources,
 )
 from hallmon.verification.records import record_facts
-from hallmon.verification.risk import RiskConfig, assess
+from hallmon.verification.risk import RiskConfig, action_of, answer_risk
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -183,6 +184,9 @@ class Verifier:
 
     def model_versions(self) -> dict[str, str]:
         versions = {"claims": CLAIMS_VERSION, "calibration": self.calibration_sha}
+        moved = self.risk_config.moved()
+        seed = f"warn {RiskConfig().warn}, block {RiskConfig().block}"
+        versions["risk"] = f"calibrated: {moved} (seed {seed})" if moved else f"seed: {seed}"
         versions["nli"] = self.model.version if self.model is not None else "none"
         return versions
 
@@ -385,14 +389,19 @@ class Verifier:
     ) -> MonitorResult:
         extraction = prepared.extraction
         verdicts = self._with_unjudged(prepared, judged)
-        risk, action = assess(verdicts, self.risk_config)
+        risk = answer_risk(verdicts, self.risk_config)
         notes = [*(extraction.notes if extraction else []), *prepared.notes]
         language = None
         if extraction is not None and not extraction.is_english:
             language = extraction.language
-            if verdicts and action == "allow":
-                # Never clean: the model could not read the answer.
-                risk, action = max(risk, self.risk_config.warn), "warn"
+            if verdicts:
+                # Never clean: the model could not read the answer (rounded up, so the
+                # published risk itself reaches warn).
+                risk = max(risk, math.ceil(self.risk_config.warn * 1e4) / 1e4)
+        # The action follows from the risk as published (4 decimals), so a consumer that
+        # recomputes it from the verdict gets the same answer.
+        risk = round(risk, 4)
+        action = action_of(risk, verdicts, self.risk_config)
         if not prepared.response.complete:
             state, reason = "unavailable", "stream_incomplete"
             notes.append(
@@ -407,7 +416,7 @@ class Verifier:
         return MonitorResult(
             state=state,
             unavailable_reason=reason,
-            risk=round(risk, 4),
+            risk=risk,
             action=action,
             claims=verdicts,
             skipped=extraction.skipped if extraction else [],

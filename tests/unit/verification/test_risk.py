@@ -46,3 +46,16 @@ def test_severity_and_weights_are_configurable() -> None:
 def test_block_below_warn_is_rejected_with_the_fix() -> None:
     with pytest.raises(ValueError, match="block must be at least warn"):
         RiskConfig(warn=0.6, block=0.5)
+
+
+def test_a_confident_contradiction_makes_the_answer_at_least_warn() -> None:
+    config = RiskConfig(warn=0.5)
+    # 0.45 x 0.8 = 0.36 is below warn, but a claim contradicted at >= 0.8 is never allowed.
+    assert assess([verdict("contradicted", 0.8)], config) == (pytest.approx(0.36), "warn")
+    assert assess([verdict("contradicted", 0.79)], config)[1] == "allow"
+    assert assess([verdict("not_found", 0.95)], config)[1] == "allow"
+
+
+def test_moved_names_what_differs_from_the_seed() -> None:
+    assert RiskConfig().moved() is None
+    assert RiskConfig(warn=0.2).moved() == "warn=0.2"
