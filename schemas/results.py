@@ -76,6 +76,10 @@ class Source(Contract):
         "rendering of it (a JSON record rendered as sentences); `content_hash` and evidence "
         "spans refer to `text`",
     )
+    tool: str | None = Field(None, description="For a tool result: the tool's name")
+    tool_status: str | None = Field(
+        None, description="For a tool result: its status field (ok, error, timeout, cancelled)"
+    )
 
     @model_validator(mode="after")
     def _hash(self) -> Source:

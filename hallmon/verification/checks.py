@@ -439,20 +439,16 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
     r"|[\w.+-]+@[\w-]+\.[\w.]+"
 )
-_TOOL_HEADER = re.compile(
-    r"^Tool (?P<tool>.+?) \(call (?P<call>.+?)\) returned status (?P<st>\w+)\."
-)
 
 
 def _tool_status(source: Source) -> str:
-    m = _TOOL_HEADER.match(source.text)
-    return m.group("st") if m else "ok"
+    # The status is the tool result's field, never read back from its rendered text.
+    return source.tool_status or "ok"
 
 
 def _tool_name(source: Source) -> str:
-    m = _TOOL_HEADER.match(source.text)
-    if m:
-        return m.group("tool")
+    if source.tool:
+        return source.tool
     parts = source.source_id.split(":")
     return parts[1] if len(parts) >= 3 else source.source_id
 

@@ -68,6 +68,7 @@ from hallmon.verification.evidence import (
 )
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk
+from hallmon.verification.tools import ground_in_tools, tool_calls
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -223,13 +224,13 @@ class Verifier:
             stage = "checks"
             with _timed(prepared.stage_ms, "checks"):
                 facts = record_facts(response)
+                calls = tool_calls(response.context.tool_results)
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
-                    prepared.checks.append(
-                        run_checks(
-                            claim, prepared.evidence[n], prepared.sources, response.text, facts
-                        )
+                    checks = run_checks(
+                        claim, prepared.evidence[n], prepared.sources, response.text, facts
                     )
+                    prepared.checks.append(ground_in_tools(claim, checks, calls, prepared.sources))
             for n, i in enumerate(prepared.judged):
                 hypothesis = _hypothesis(prepared.claims[i])
                 for j, ev in enumerate(prepared.evidence[n]):
@@ -314,7 +315,9 @@ class Verifier:
         with _timed(prepared.stage_ms, "checks"):
             for i in prepared.judged:
                 claim = prepared.claims[i]
-                checks = run_checks(claim, [], [], prepared.response.text)
+                checks = ground_in_tools(
+                    claim, run_checks(claim, [], [], prepared.response.text), [], []
+                )
                 verdict = judge(
                     claim, [], checks, np.zeros(len(FEATURES)), self.calibration, english=True
                 )
