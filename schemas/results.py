@@ -45,6 +45,16 @@ class Claim(Contract):
     span: Span
     type: ClaimType = "fact"
     severity: Severity = "medium"
+    implicit_subject: str | None = Field(
+        None,
+        description="The subject a coordinated predicate shares with the claim before it "
+        '("Express delivery" for "is free for members"); the claim is judged as subject + text',
+    )
+
+    @property
+    def statement(self) -> str:
+        """The claim as a whole sentence: the implicit subject, if any, then the text."""
+        return f"{self.implicit_subject} {self.text}" if self.implicit_subject else self.text
 
 
 class SkippedSegment(Contract):

@@ -30,7 +30,7 @@ from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
 
-CLAIMS_VERSION = "rules-1"
+CLAIMS_VERSION = "rules-2"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
 
 SEVERITY: dict[ClaimType, Severity] = {
@@ -152,6 +152,7 @@ _PREAMBLE = re.compile(
 # "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
 _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_YES_NO = re.compile(r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)\s*[.!]?$", re.IGNORECASE)
 
 
 def _skip_reason(seg: str) -> SkipReason | None:
@@ -251,12 +252,40 @@ def _protected(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Split text[start:end] at clause boundaries where both sides are clauses."""
+# A predicate that shares the subject of the clause before it ("... and is free for members"):
+# a finite verb right after " and ".
+_PREDICATE_START = re.compile(
+    r"^(?:is|are|was|were|has|have|had|does|did|can|cannot|will|would|should|must|may|"
+    r"takes|costs|offers|includes|provides|serves|features|contains|requires|needs|accepts|"
+    r"allows|opens|closes|ships|arrives|covers|comes|goes|runs|works|sells|gives|gets|makes|"
+    r"uses|returns|receives|pays|charges|lasts|supports|remains|stays|becomes|holds|keeps)\b",
+    re.IGNORECASE,
+)
+_BARE_AND = re.compile(r"\s+and\s+")
+
+
+def _subject_of(clause: str) -> str | None:
+    """The words of a clause before its first verb ("Express delivery" of "Express delivery
+    takes 1 day"), or None when the clause does not start with a subject."""
+    words = list(_WORD.finditer(clause))
+    for n, m in enumerate(words):
+        w = m.group(0).lower()
+        if w in _VERBS or _PREDICATE_START.match(w):
+            if n == 0:
+                return None
+            return clause[: m.start()].strip(" ,") or None
+    return None
+
+
+def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]]:
+    """Split text[start:end] at clause boundaries where both sides are clauses, at " and "
+    before a predicate sharing the left clause's subject (that part carries the subject), and
+    at " and " before pure politeness ("... and I understand how frustrating this is")."""
     seg = text[start:end]
     protected = _protected(seg)
-    pieces: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int, str | None]] = []
     cur = 0
+    subject: str | None = None
     for m in _CLAUSE_SPLIT.finditer(seg):
         if any(a < m.start() < b for a, b in protected):
             continue
@@ -265,16 +294,27 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
         # keeps "A and B and C" from splitting off a verbless "B".
         nxt = _CLAUSE_SPLIT.search(seg, right_start)
         right = seg[right_start : nxt.start() if nxt else len(seg)]
+        shared: str | None = None
         if m.group(0).strip() == ";":
             ok = _has_verb(left) and _has_verb(right)
         else:
             bare = not m.group(0).lstrip().startswith(",")
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)
+            if not ok and _POLITE.match(right.strip()):
+                ok = _has_verb(left)
+            if not ok and _BARE_AND.fullmatch(m.group(0)) and _PREDICATE_START.match(right):
+                shared = subject or _subject_of(left)
+                ok = (
+                    shared is not None
+                    and _is_clause(left) | (subject is not None)
+                    and len(_WORD.findall(right)) >= 2
+                )
         if ok:
-            pieces.append((cur, m.start()))
+            pieces.append((cur, m.start(), subject))
             cur = right_start
-    pieces.append((cur, len(seg)))
-    return [(start + a, start + b) for a, b in pieces if seg[a:b].strip()]
+            subject = shared
+    pieces.append((cur, len(seg), subject))
+    return [(start + a, start + b, subj) for a, b, subj in pieces if seg[a:b].strip()]
 
 
 # --- typing ---------------------------------------------------------------------------------
@@ -435,6 +475,7 @@ def extract_claims(text: str) -> ClaimExtraction:
 
     skipped: list[SkippedSegment] = []
     claims: list[Claim] = []
+    pending: int | None = None  # start of a bare "Yes." / "No." waiting for its claim
     for seg_start, seg_end in split_sentences(text):
         code = _code_content(text, seg_start, seg_end)
         if code is not None:
@@ -447,12 +488,23 @@ def extract_claims(text: str) -> ClaimExtraction:
         if _is_heading_line(text, start, end):
             skipped.append(_skipped(text, start, end, "formatting"))
             continue
-        for a, b in _content_parts(text, start, end, skipped):
+        if _YES_NO.match(text[start:end]):
+            # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.
+            pending = start if pending is None else pending
+            continue
+        for a, b, subject in _content_parts(text, start, end, skipped):
             reason = _skip_reason(text[a:b])
             if reason is not None:
                 skipped.append(_skipped(text, a, b, reason))
                 continue
-            claims.append(_claim(text, len(claims), a, b, claim_type(text[a:b])))
+            if pending is not None:
+                a, pending = pending, None
+            statement = f"{subject} {text[a:b]}" if subject else text[a:b]
+            claims.append(_claim(text, len(claims), a, b, claim_type(statement), subject))
+    if pending is not None:
+        # Nothing follows: the bare answer is a claim of its own (about the question).
+        end = pending + len(_YES_NO.match(text[pending:]).group(0))  # type: ignore[union-attr]
+        claims.append(_claim(text, len(claims), pending, end, "fact"))
 
     language = detect_language(text)
     notes = []
@@ -467,7 +519,7 @@ def extract_claims(text: str) -> ClaimExtraction:
 
 def _content_parts(
     text: str, start: int, end: int, skipped: list[SkippedSegment]
-) -> list[tuple[int, int]]:
+) -> list[tuple[int, int, str | None]]:
     """Atomic parts of one segment, after peeling leading politeness off into `skipped`."""
     while True:
         # Matched on a slice: `^` does not anchor at `pos` when matching inside the text.
@@ -479,21 +531,24 @@ def _content_parts(
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()
     parts = []
-    for a, b in _atomic(text, start, end):
+    for a, b, subject in _atomic(text, start, end):
         a, b = _trim(text, a, b)
         # A trailing comma or semicolon belongs to the split, not to the claim.
         while b > a and text[b - 1] in ",;":
             b -= 1
         if b > a:
-            parts.append((a, b))
+            parts.append((a, b, subject))
     return parts
 
 
-def _claim(text: str, index: int, start: int, end: int, ctype: ClaimType) -> Claim:
+def _claim(
+    text: str, index: int, start: int, end: int, ctype: ClaimType, subject: str | None = None
+) -> Claim:
     return Claim(
         id=f"c{index + 1}",
         text=text[start:end],
         span=Span(start=start, end=end),
         type=ctype,
         severity=SEVERITY[ctype],
+        implicit_subject=subject,
     )

@@ -148,14 +148,17 @@ def _error_text(exc: BaseException, stage: str) -> str:
     return f"{stage} failed: {type(exc).__name__}: {exc}{at}"
 
 
+_YES_NO_LEAD = re.compile(r"^(?:yes|no)[.!,]\s+", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
 def _hypothesis(claim: Claim) -> str:
-    """The claim as the model should read it: markdown emphasis, code ticks and citation
-    markers removed ("[doc-9]" reads as a contradiction to the model; the citation check
-    judges the marker itself)."""
-    text = _CITATION_MARK.sub("", claim.text)
+    """The claim as the model should read it: a whole statement (with its implicit subject,
+    without a leading "Yes."), markdown emphasis, code ticks and citation markers removed
+    ("[doc-9]" reads as a contradiction to the model; the citation check judges the marker
+    itself)."""
+    text = _CITATION_MARK.sub("", claim.statement)
+    text = _YES_NO_LEAD.sub("", text)
     return text.replace("**", "").replace("__", "").replace("`", "").strip()
 
 
@@ -218,9 +221,9 @@ class Verifier:
                 prepared.profile = ContextProfile.of([s.text for s in prepared.sources])
                 for i in prepared.judged:
                     claim = prepared.claims[i]
-                    found = index.top_k(claim.text, self.top_k)
+                    found = index.top_k(claim.statement, self.top_k)
                     prepared.evidence.append(found)
-                    prepared.lexical.append(index.lexical_support(claim.text))
+                    prepared.lexical.append(index.lexical_support(claim.statement))
             stage = "checks"
             with _timed(prepared.stage_ms, "checks"):
                 facts = record_facts(response)

@@ -189,3 +189,30 @@ def test_spans_always_point_at_the_claim_text(answer: str) -> None:
         assert claim.text.strip() == claim.text
     for seg in result.skipped:
         assert answer[seg.span.start : seg.span.end] == seg.text
+
+
+def test_politeness_after_and_is_skipped_whole() -> None:
+    for tail in ("and I understand how frustrating this must be.", "and thank you for waiting."):
+        result = extract_claims(f"Refunds go back within 5 business days {tail}")
+        assert [c.text for c in result.claims] == ["Refunds go back within 5 business days"]
+        assert [s.reason for s in result.skipped] == ["politeness"]
+
+
+def test_a_bare_yes_is_folded_into_the_claim_after_it() -> None:
+    text = "Yes. Unworn shoes can be returned within 30 days."
+    result = extract_claims(text)
+    assert len(result.claims) == 1
+    assert result.claims[0].span.start == 0 and result.claims[0].text == text
+    assert extract_claims("No.").claims[0].text == "No."
+
+
+def test_coordinated_predicates_are_two_claims_with_a_shared_subject() -> None:
+    text = "Express delivery takes 1 business day and is free for members."
+    first, second = extract_claims(text).claims
+    assert first.text == "Express delivery takes 1 business day"
+    assert second.text == "is free for members."
+    assert text[second.span.start : second.span.end] == second.text
+    assert second.implicit_subject == "Express delivery"
+    assert second.statement == "Express delivery is free for members."
+    # Not a predicate: nothing to split.
+    assert len(extract_claims("He was born in 1990 and raised in Ohio.").claims) == 1
