@@ -98,6 +98,13 @@ def calibrate_command(
         }
     )
     path = save_calibration(config, out or CALIBRATION_PATH)
+    console.print("reliability of P(unsupported), out of fold on calib (claims):")
+    for row in report["reliability_out_of_fold"]:
+        console.print(
+            f"  {row['bin']}: {row['claims']:>5} claims, predicted {row['predicted']:.3f}, "
+            f"observed {row['observed']:.3f}"
+        )
+    console.print(f"expected calibration error (out of fold): {report['ece_out_of_fold']:.4f}")
     console.print(
         f"wrote {path}: cv answer F1 {report['cv_answer_f1']:.3f} (l2 {report['l2']}), "
         f"flag {config.verdict.default.flag}, unclear {config.verdict.default.unclear}, "
