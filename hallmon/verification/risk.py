@@ -4,11 +4,12 @@ The reference rule of the seed specification: each claim adds `weight[status] ×
 p_unsupported` (contradicted 0.45, not_found 0.25, unclear 0.15, supported 0; `p_unsupported`
 is the claim's calibrated probability of being unsupported, which is its `confidence` for every
 status but `supported`), the sum is capped at 1, and the action is `block` from 0.70, `warn`
-from 0.35, else `allow`. On top of the sum, one floor: a claim `contradicted` with confidence
-at or above `floor_confidence` (0.8) makes the answer at least `warn`, so a confident
-contradiction never sits in an `allow` answer. Every number here is configuration
-(`RiskConfig`, loaded from the calibration file, which says when it moved one: see
-`RiskConfig.moved`); severity multipliers default to 1.0, which is exactly the seed's rule.
+from 0.35, else `allow`. On top of the sum, one floor: a claim `contradicted` or `not_found`
+with confidence at or above `floor_confidence` (0.8) makes the answer at least `warn`, so a
+confident contradiction never sits in an `allow` answer, and neither does a claim that is
+very probably unbacked (an action no tool call backs: 0.25 x 0.95 alone stays below 0.35).
+Every number here is configuration (`RiskConfig`, loaded from the calibration file, which says
+when it moved one: see `RiskConfig.moved`); severity multipliers default to 1.0, as the seed.
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ class RiskConfig(BaseModel):
         0.8,
         ge=0.0,
         le=1.0,
-        description="A claim contradicted with at least this confidence makes the answer warn",
+        description="A claim contradicted or not found with at least this confidence makes the "
+        "answer warn",
     )
     floor_statuses: tuple[ClaimStatus, ...] = Field(
-        ("contradicted",), description="Statuses the warn floor applies to"
+        ("contradicted", "not_found"), description="Statuses the warn floor applies to"
     )
 
     @model_validator(mode="after")

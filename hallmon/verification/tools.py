@@ -30,6 +30,8 @@ from typing import Any
 
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
 from hallmon.verification.checks import (
+    _ACTION_DONE,
+    _PAST,
     _claimed_families,
     _families,
     _identifiers,
@@ -187,6 +189,12 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
 def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
     """A claimed action needs an ok call of the same kind whose fields match the claim."""
     families = _claimed_families(claim_text)
+    done = _ACTION_DONE.search(claim_text) or _PASSIVE_DONE.search(claim_text)
+    verb = _families(done.group(0).split()[-1]) if done else []
+    if verb:
+        # The verb names the action ("delivered" is shipping, whatever the sentence is about);
+        # the object counts only for verbs of no family ("issued a refund").
+        families = verb
     what = families[0] if families else "the action"
     if not calls:
         return CheckResult(
@@ -364,6 +372,13 @@ _EXCEPTION = re.compile(
 _AGENT_VOICE = re.compile(
     r"\b(?:i|we|you|your|our|us)\b|\bfor\s+(?:members|customers|subscribers|loyal)", re.I
 )
+# "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
+# a short, bounded gap between the thing and the verb.
+_PASSIVE_DONE = re.compile(
+    r"\byour\s[^.;!?]{0,60}?\b(?:has|have)\s+(?:now\s+|just\s+|already\s+)?been\s+"
+    r"(?:successfully\s+)?" + _PAST + r"\b",
+    re.I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
@@ -411,7 +426,11 @@ def ground_in_tools(
     out = [c for c in checks if c.name != "action"]
     fact = check_tool_facts(claim.text, calls)
     action = None
-    if any(c.name == "action" for c in checks) or claim.type == "action":
+    if (
+        any(c.name == "action" for c in checks)
+        or claim.type == "action"
+        or _PASSIVE_DONE.search(claim.text)
+    ):
         action = check_action(claim.text, calls)
         if action.passed is not True and fact is not None and not _FIRST_PERSON.search(claim.text):
             # "Your order has shipped" is the order's state as a lookup returned it, not

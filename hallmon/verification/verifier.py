@@ -148,7 +148,11 @@ def _error_text(exc: BaseException, stage: str) -> str:
     return f"{stage} failed: {type(exc).__name__}: {exc}{at}"
 
 
-_YES_NO_LEAD = re.compile(r"^(?:yes|no)[.!,]\s+", re.IGNORECASE)
+# A leading "Yes." or "As I mentioned," carries nothing to check and confuses the model.
+_LEAD_IN = re.compile(
+    r"^(?:yes|no)[.!,]\s+|^(?:as (?:i|we) (?:mentioned|said)|like i said)(?: earlier| before)?,\s*",
+    re.IGNORECASE,
+)
 _CITATION_MARK = re.compile(r"\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
@@ -158,7 +162,7 @@ def _hypothesis(claim: Claim) -> str:
     ("[doc-9]" reads as a contradiction to the model; the citation check judges the marker
     itself)."""
     text = _CITATION_MARK.sub("", claim.statement)
-    text = _YES_NO_LEAD.sub("", text)
+    text = _LEAD_IN.sub("", text)
     return text.replace("**", "").replace("__", "").replace("`", "").strip()
 
 
