@@ -63,13 +63,27 @@ class TypeThresholds(BaseModel):
         description="From here: not_found / contradicted (at least 0.5: more likely "
         "unsupported than not)",
     )
-    unclear: float = Field(0.35, ge=0.0, le=1.0, description="From here (below flag): unclear")
+    unclear: float = Field(
+        0.35,
+        ge=0.0,
+        le=0.5,
+        description="From here (below flag): unclear; at most 0.5, so supported always means "
+        "more likely supported than not",
+    )
     contradiction: float = Field(
         0.5,
         ge=0.0,
         le=1.0,
         description="A flagged claim whose NLI contradiction reaches this "
         "(and beats entailment) is contradicted rather than not_found",
+    )
+
+    never_supported: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description="A claim whose NLI contradiction reaches this (and beats entailment) is "
+        "never supported, whatever the other features say",
     )
 
     @model_validator(mode="after")
@@ -90,15 +104,17 @@ def decide(
     - `p >= flag`: `contradicted` when the NLI label is contradiction (contradiction at least
       `thresholds.contradiction` and above entailment), else `not_found`;
     - `unclear <= p < flag`: `unclear`;
-    - below: `supported`, unless no passage was retrieved or the NLI label is contradiction,
-      then `unclear` (the model's contradiction is never overruled into support).
+    - below: `supported`, unless no passage was retrieved or the model's contradiction is
+      strong (`never_supported`, above entailment): then `unclear` (word overlap never
+      overrules a confident contradiction into support).
     Confidence is the probability of the stated label: `1 - p` for `supported`, `p` otherwise.
     Shared with calibration, which replays it over many thresholds: keep it a pure function.
     """
     nli_contradiction = con_max >= thresholds.contradiction and con_max > ent_max
     if p >= thresholds.flag:
         return ("contradicted" if nli_contradiction else "not_found"), p
-    if p >= thresholds.unclear or nli_contradiction or not has_evidence:
+    strong = con_max >= thresholds.never_supported and con_max > ent_max
+    if p >= thresholds.unclear or strong or not has_evidence:
         return "unclear", p
     return "supported", 1.0 - p
 
@@ -551,7 +567,7 @@ def tune_thresholds(
     seed_warn = RiskConfig().warn
     warns = np.round(np.arange(0.05, 0.701, 0.01), 3) if move_warn else np.array([base.warn])
     for flag in np.round(np.arange(0.5, 0.951, 0.05), 3):
-        for unclear in np.round(np.arange(0.05, float(flag) + 1e-9, 0.05), 3):
+        for unclear in np.round(np.arange(0.05, 0.5 + 1e-9, 0.05), 3):
             verdict = VerdictConfig(
                 default=TypeThresholds(flag=float(flag), unclear=float(unclear))
             )

@@ -34,9 +34,9 @@ def violations(result: MonitorResult, risk: RiskConfig) -> list[str]:
                 f"{v.claim.id}: confidence {v.confidence} is not the probability of "
                 f"'{v.status}' ({want:.4f} from p_unsupported {p})"
             )
-        if v.status == "supported" and p >= 0.5:
+        if v.status == "supported" and p > 0.5 + TOLERANCE:
             out.append(f"{v.claim.id}: supported although p_unsupported is {p}")
-        if v.status in ("contradicted", "not_found") and p < 0.5:
+        if v.status in ("contradicted", "not_found") and p < 0.5 - TOLERANCE:
             out.append(f"{v.claim.id}: {v.status} although p_unsupported is only {p}")
     if result.unavailable_reason == "evaluation_failed":
         if result.claims or result.risk != 0.0 or result.action != "allow":

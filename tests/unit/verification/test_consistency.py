@@ -122,7 +122,7 @@ def test_every_verdict_is_self_consistent(
             features=names[:2], weights=[-3.0, 3.0], bias=0.0, mean=[0.0] * 2, scale=[1.0] * 2
         ),
         nli_gate=NLIGate(entailment=gate, contradiction=gate),
-        verdict=VerdictConfig(default=TypeThresholds(flag=flag, unclear=flag * unclear_share)),
+        verdict=VerdictConfig(default=TypeThresholds(flag=flag, unclear=0.5 * unclear_share)),
         risk=RiskConfig(warn=warn),
     )
     verifier = Verifier(RandomNLI(seed), config)

@@ -119,7 +119,7 @@ def test_thresholds_map_probability_to_status(ent: float, con: float, status: st
 
 def test_per_type_thresholds_override_the_default() -> None:
     thresholds = VerdictConfig(
-        default=TypeThresholds(flag=0.9, unclear=0.9),
+        default=TypeThresholds(flag=0.9, unclear=0.5),
         per_type={"number": TypeThresholds(flag=0.5, unclear=0.5)},
     )
     assert thresholds.for_type("number").flag == 0.5
@@ -142,9 +142,11 @@ def test_no_evidence_is_never_supported() -> None:
 
 def test_nli_contradiction_is_never_outvoted_into_support() -> None:
     # Word overlap may push P(unsupported) down; the model's contradiction label still stands.
-    status, _ = decide(0.02, 0.1, 0.8, True, TypeThresholds())
+    status, _ = decide(0.02, 0.1, 0.95, True, TypeThresholds())
     assert status == "unclear"
     assert decide(0.7, 0.1, 0.8, True, TypeThresholds())[0] == "contradicted"
+    # A moderate contradiction the calibrated probability discounts does not block support.
+    assert decide(0.02, 0.7, 0.8, True, TypeThresholds())[0] == "supported"
 
 
 def test_confidence_is_the_probability_of_the_stated_label() -> None:
