@@ -40,6 +40,13 @@ def calibrate_command(
         str | None, typer.Option(help="Comma-separated subset of the combiner's features.")
     ] = None,
     nli_cache: NLICacheOption = None,
+    nli_gate: Annotated[
+        bool,
+        typer.Option(
+            help="Let the NLI scores alone decide where the model is confident (--no-nli-gate: "
+            "one combiner everywhere, for ablations)."
+        ),
+    ] = True,
 ) -> None:
     """Fit combiner weights, verdict thresholds and the warn threshold on the calib split.
 
@@ -49,6 +56,7 @@ def calibrate_command(
     from hallmon.verification.calibration import (
         CALIBRATION_PATH,
         CalibrationConfig,
+        NLIGate,
         fit_calibration,
         save_calibration,
     )
@@ -72,7 +80,7 @@ def calibrate_command(
     if unknown:
         raise typer.BadParameter(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
 
-    base = CalibrationConfig(top_k=top_k)
+    base = CalibrationConfig(top_k=top_k, nli_gate=NLIGate(enabled=nli_gate))
     verifier = load_verifier_or_exit(model_dir, None)
     verifier.calibration, verifier.top_k = base, top_k
     cache = CachedNLI(verifier.model, nli_cache) if verifier.model and nli_cache else None

@@ -126,8 +126,11 @@ class NLIGate(BaseModel):
 
     entailment: float = Field(0.9, ge=0.0, le=1.0)
     contradiction: float = Field(0.9, ge=0.0, le=1.0)
+    enabled: bool = Field(True, description="False: the full combiner everywhere (ablation)")
 
     def confident(self, ent_max: float, con_max: float) -> bool:
+        if not self.enabled:
+            return False
         strong_con = con_max >= self.contradiction and con_max > ent_max
         strong_ent = ent_max >= self.entailment and con_max < self.contradiction
         return strong_con or strong_ent

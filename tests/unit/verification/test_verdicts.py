@@ -9,6 +9,7 @@ from hallmon.schemas import CheckResult, Claim, ClaimType, Evidence, NLIScores, 
 from hallmon.verification.calibration import (
     CalibrationConfig,
     Combiner,
+    NLIGate,
     TypeThresholds,
     VerdictConfig,
     decide,
@@ -198,3 +199,10 @@ def test_calibration_rejects_unknown_features_with_the_fix() -> None:
     evs = [evidence(c.text, ent=0.9)]
     with pytest.raises(ValueError, match="hallmon calibrate"):
         judge(c, evs, [], features_of(c, evs, c.text), config)
+
+
+def test_the_nli_gate_can_be_switched_off_for_ablations() -> None:
+    assert NLIGate().confident(0.95, 0.01)
+    assert NLIGate().confident(0.01, 0.95)
+    assert not NLIGate().confident(0.6, 0.5)
+    assert not NLIGate(enabled=False).confident(0.95, 0.01)
