@@ -37,6 +37,7 @@ from hallmon.verification.checks import (
     _identifiers,
     _sentences_of,
 )
+from hallmon.verification.evidence import parse_json_record
 from hallmon.verification.numbers import Quantity, extract_quantities
 from hallmon.verification.text import content_tokens
 
@@ -66,6 +67,9 @@ class ToolCall:
     def of(cls, item: ToolResultItem) -> ToolCall:
         fields = list(_flatten("arguments", item.arguments or {}))
         output: Any = item.output
+        if isinstance(output, str):
+            parsed = parse_json_record(output)
+            output = parsed if parsed is not None else output
         fields += list(_flatten("output", output))
         fields = fields[:MAX_FIELDS]
         currency = next(
@@ -131,6 +135,30 @@ def _as_number(value: str) -> float | None:
         return None
 
 
+# Kinds of action the text-level checks do not name (checks._ACTION_FAMILIES), by stem.
+_MORE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "upgrade": ("upgrad", "downgrad"),
+    "extend": ("extend", "extension", "renew", "prolong"),
+    "activate": ("activat", "enabl", "reinstat"),
+}
+_MORE_PAST = re.compile(
+    r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
+    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated)\b",
+    re.I,
+)
+
+
+def _kinds(text: str) -> list[str]:
+    """Action kinds named in `text`: the text-level families, then hallmon's extra ones."""
+    words = re.findall(r"[a-z]+", text.lower()[:2000])
+    more = [
+        k
+        for k, stems in _MORE_FAMILIES.items()
+        if any(w.startswith(st) for w in words for st in stems)
+    ]
+    return [*_families(text), *(k for k in more if k not in _families(text))]
+
+
 def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
     return [ToolCall.of(item) for item in items]
 
@@ -189,8 +217,13 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
 def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
     """A claimed action needs an ok call of the same kind whose fields match the claim."""
     families = _claimed_families(claim_text)
-    done = _ACTION_DONE.search(claim_text) or _PASSIVE_DONE.search(claim_text)
-    verb = _families(done.group(0).split()[-1]) if done else []
+    families += [k for k in _kinds(claim_text) if k not in families]
+    done = (
+        _ACTION_DONE.search(claim_text)
+        or _MORE_PAST.search(claim_text)
+        or _PASSIVE_DONE.search(claim_text)
+    )
+    verb = _kinds(done.group(0).split()[-1]) if done else []
     if verb:
         # The verb names the action ("delivered" is shipping, whatever the sentence is about);
         # the object counts only for verbs of no family ("issued a refund").
@@ -202,11 +235,9 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
             passed=False,
             detail=f"no tool result backs the claim that {what} was done: no tool was called",
         )
-    candidates = [c for c in calls if set(families) & set(_families(c.tool))]
+    candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
     if not candidates and families:
-        candidates = [
-            c for c in calls if families[0] in _families(" ".join(k for k, _ in c.fields))
-        ]
+        candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
     called = ", ".join(sorted({c.tool for c in calls}))
     if not candidates:
         if not families:
@@ -430,6 +461,7 @@ def ground_in_tools(
         any(c.name == "action" for c in checks)
         or claim.type == "action"
         or _PASSIVE_DONE.search(claim.text)
+        or _MORE_PAST.search(claim.text)
     ):
         action = check_action(claim.text, calls)
         if action.passed is not True and fact is not None and not _FIRST_PERSON.search(claim.text):

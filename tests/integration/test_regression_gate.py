@@ -27,7 +27,11 @@ from typing import Any, NoReturn
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DEV = REPO.parent / "shared" / "data" / "dev" / "ragtruth_dev.jsonl"
+# Beside the repository in CI; HALLMON_RAGTRUTH_DEV points elsewhere (a git worktree).
+DEV = Path(
+    os.environ.get("HALLMON_RAGTRUTH_DEV")
+    or REPO.parent / "shared" / "data" / "dev" / "ragtruth_dev.jsonl"
+)
 GATE_IDS = REPO / "tests" / "regression" / "gate_ids.json"
 BASELINE = REPO / "tests" / "regression" / "gate_baseline.json"
 AGENT_TRACES = REPO / "tests" / "agent_traces" / "agent_traces.jsonl"

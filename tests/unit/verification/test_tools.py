@@ -122,3 +122,15 @@ def test_huge_and_deep_outputs_stay_bounded() -> None:
     check_action("I have cancelled order A-1042 " + "and A-1 " * 2000 + ".", [flat])
     check_exception("we will waive " * 3000, [POLICY])
     assert time.perf_counter() - start < 5.0
+
+
+def test_upgrades_and_extensions_need_their_own_kind_of_call() -> None:
+    upgrade = call("plans.upgrade", {"subscription_id": "SUB-1200", "plan": "Pro"})
+    assert check_action("I have upgraded subscription SUB-1200 to Pro.", [upgrade]).passed
+    lookup = call("billing.subscription", {"subscription_id": "SUB-1200"})
+    assert check_action("I have upgraded subscription SUB-1200 to Pro.", [lookup]).passed is False
+
+
+def test_a_json_string_output_is_read_as_structure() -> None:
+    refund = call("refunds.create", '{"order_id": "A-1042", "amount_eur": 89.0}')
+    assert check_action("I have refunded 89 EUR for order A-1042.", [refund]).passed is True
