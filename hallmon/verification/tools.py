@@ -387,6 +387,7 @@ _GRANTS: dict[str, tuple[str, ...]] = {
     "extend": ("extend", "extension", "longer", "additional days", "up to"),
     "upgrade": ("upgrade",),
     "bonus": ("bonus", "compensation", "goodwill", "apology"),
+    "discount": ("discount", "voucher", "coupon", "credit", "promo"),
 }
 _EXCEPTION = re.compile(
     r"\b(?P<waive>waiv(?:e|ed|ing))\b"
@@ -395,7 +396,8 @@ _EXCEPTION = re.compile(
     r"|\b(?P<exception>(?:make|made|making)\s+an\s+exception|as\s+an\s+exception|goodwill)\b"
     r"|\b(?P<extend>extend(?:ed)?|longer\s+(?:return\s+)?(?:window|period))\b"
     r"|\b(?P<upgrade>upgrad(?:e|ed|ing))\b"
-    r"|\b(?P<bonus>bonus|as\s+an\s+apology|compensation)\b",
+    r"|\b(?P<bonus>bonus|as\s+an\s+apology|compensation)\b"
+    r"|\b(?P<discount>discount|voucher|coupon|store\s+credit|promo(?:tion(?:al)?)?\s+code)\b",
     re.I,
 )
 # Only the agent granting something to the user is an exception ("we will waive", "free for
@@ -406,8 +408,10 @@ _AGENT_VOICE = re.compile(
 # "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
 # a short, bounded gap between the thing and the verb.
 _PASSIVE_DONE = re.compile(
-    r"\byour\s[^.;!?]{0,60}?\b(?:has|have)\s+(?:now\s+|just\s+|already\s+)?been\s+"
-    r"(?:successfully\s+)?" + _PAST + r"\b",
+    r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
+    r"(?:been\s+)?(?:successfully\s+)?" + _PAST + r"\b"
+    # "I've gone ahead and cancelled it"
+    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b",
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)

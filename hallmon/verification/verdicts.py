@@ -157,7 +157,9 @@ def select(features: npt.NDArray[np.float64], names: Sequence[str]) -> npt.NDArr
 # --- deterministic checks decide first ------------------------------------------------------
 
 # Phrases of the checks' details (checks.py) saying the context states something else.
-_DIFFERENT = re.compile(r"differ|mismatch|contradict|instead|conflict|but the evidence says", re.I)
+_DIFFERENT = re.compile(
+    r"differ|mismatch|contradict|instead|conflict|but the evidence says|says otherwise", re.I
+)
 _TOOL_FAILED = re.compile(r"returned status (?!ok\b)|says otherwise", re.I)
 
 DECISIVE_PASSES = ("action", "tool_fact")

@@ -134,3 +134,19 @@ def test_upgrades_and_extensions_need_their_own_kind_of_call() -> None:
 def test_a_json_string_output_is_read_as_structure() -> None:
     refund = call("refunds.create", '{"order_id": "A-1042", "amount_eur": 89.0}')
     assert check_action("I have refunded 89 EUR for order A-1042.", [refund]).passed is True
+
+
+def test_passive_and_gone_ahead_phrasings_are_actions() -> None:
+    timed_out = call("refunds.create", None, "timeout")
+    claim = Claim(id="c1", text="Your refund of $45.00 was processed.", span=Span(start=0, end=36))
+    (action,) = [c for c in ground_in_tools(claim, [], [timed_out], []) if c.name == "action"]
+    assert action.passed is False and "returned status timeout" in action.detail
+    ahead = Claim(
+        id="c2", text="I've gone ahead and cancelled your order A-1042.", span=Span(start=0, end=48)
+    )
+    assert [c.name for c in ground_in_tools(ahead, [], [], [])] == ["action"]
+
+
+def test_a_discount_is_a_favour_that_needs_a_grant() -> None:
+    offer = check_exception("I can offer you a 20% discount on your next order.", [POLICY])
+    assert offer is not None and offer.passed is False
