@@ -20,7 +20,15 @@ UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_
 Action = Literal["allow", "warn", "block"]
 SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
 CheckName = Literal[
-    "number", "quote", "citation", "action", "system_state", "commitment", "record", "tool_fact"
+    "number",
+    "quote",
+    "citation",
+    "action",
+    "system_state",
+    "commitment",
+    "record",
+    "tool_fact",
+    "negation",
 ]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"

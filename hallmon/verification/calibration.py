@@ -148,6 +148,7 @@ CHECK_PRIORS: dict[str, float] = {
     "number": 0.8,
     "record": 0.8,
     "system_state": 0.85,
+    "negation": 0.7,
 }
 
 
@@ -517,6 +518,8 @@ def replay_risk(
         forced = table.forced[i]
         if forced is not None:
             status: ClaimStatus = forced[0]
+            if status != "supported" and p[i] < verdict.for_type(table.claim_type[i]).flag:
+                status = "unclear"
             conf = 1.0 - p[i] if status == "supported" else float(p[i])
         else:
             status, conf = decide(

@@ -191,7 +191,7 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
         return None
     order = (
         "action", "tool_fact", "citation", "quote", "number", "record", "system_state",
-        "commitment",
+        "commitment", "negation",
     )  # fmt: skip
     failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
     check = failed[0]
@@ -229,6 +229,10 @@ def judge(
         p = config.check_probability((forced.status, forced.check))
         status = forced.status
         reason = forced.reason
+        if status != "supported" and p < config.verdict.for_type(claim.type).flag:
+            # The check's failures are unsupported less often than the flag threshold: the
+            # label follows the probability, and the model's support cannot overrule it.
+            status = "unclear"
     else:
         combiner = config.combiner_for(ent_max, con_max)
         p = float(combiner.probability(select(features[None, :], combiner.features))[0])

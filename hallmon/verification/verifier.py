@@ -66,6 +66,7 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
+from hallmon.verification.negation import check_negation
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk
 from hallmon.verification.tools import ground_in_tools, tool_calls
@@ -237,7 +238,9 @@ class Verifier:
                     checks = run_checks(
                         claim, prepared.evidence[n], prepared.sources, response.text, facts
                     )
-                    prepared.checks.append(ground_in_tools(claim, checks, calls, prepared.sources))
+                    checks = ground_in_tools(claim, checks, calls, prepared.sources)
+                    negation = check_negation(claim.statement, prepared.sources)
+                    prepared.checks.append([*checks, negation] if negation else checks)
             for n, i in enumerate(prepared.judged):
                 hypothesis = _hypothesis(prepared.claims[i])
                 for j, ev in enumerate(prepared.evidence[n]):

@@ -1,0 +1,63 @@
+"""A claim that negates what a source sentence affirms, word for word.
+
+"Defects on your headphones are not covered by any warranty" against "Every headphones carries
+a 2-year warranty against defects": the claim's content words are (nearly) all in one source
+sentence, the claim is negated and that sentence is not. Small NLI models read such pairs as
+contradiction only some of the time; word overlap reads them as support. The check fails them,
+and the calibration file says how often such a flip is really unsupported (`checks.negation`):
+where that is below the flag threshold the claim is `unclear`, never `supported`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from hallmon.schemas import CheckResult, Source
+from hallmon.verification.sentences import split_sentences
+from hallmon.verification.text import content_tokens
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n['’]t\b|\bnot?\s+longer\b", re.I
+)
+COVERAGE = 0.75
+"""Share of the claim's content words one source sentence must hold."""
+MAX_SENTENCES = 2000
+"""Source sentences looked at per claim (a bound on work for huge contexts)."""
+
+
+@lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    """A source's sentences, cached: every negated claim of an answer reads the same sources."""
+    return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
+
+
+def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """Fails when the claim is negated and a source sentence with (nearly) all its content
+    words is not; None when the claim is not negated or no sentence covers it."""
+    if not _NEGATION.search(claim_text):
+        return None
+    words = content_tokens(claim_text)
+    if len(words) < 2:
+        return None
+    seen = 0
+    for source in sources:
+        if source.kind == "user_input":
+            continue
+        for sentence in _sentences(source.text):
+            seen += 1
+            if seen > MAX_SENTENCES:
+                return None
+            covered = len(words & content_tokens(sentence)) / len(words)
+            if covered >= COVERAGE:
+                if _NEGATION.search(sentence):
+                    return None  # the source says it negatively too
+                shown = " ".join(sentence.split())[:90]
+                return CheckResult(
+                    name="negation",
+                    passed=False,
+                    detail=f"the claim negates what {source.source_id} states: “{shown}” "
+                    "(contradicts it)",
+                )
+    return None
