@@ -140,10 +140,15 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "upgrade": ("upgrad", "downgrad"),
     "extend": ("extend", "extension", "renew", "prolong"),
     "activate": ("activat", "enabl", "reinstat"),
+    # Re-done actions are the same kind as the first time ("rebooked" is booking).
+    "book": ("rebook", "reschedul", "reserv"),
+    "send": ("resen", "re-sen", "resubmit"),
+    "create": ("reissu", "reorder", "reopen"),
 }
 _MORE_PAST = re.compile(
     r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
-    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated)\b",
+    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
+    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted)\b",
     re.I,
 )
 

@@ -150,3 +150,13 @@ def test_passive_and_gone_ahead_phrasings_are_actions() -> None:
 def test_a_discount_is_a_favour_that_needs_a_grant() -> None:
     offer = check_exception("I can offer you a 20% discount on your next order.", [POLICY])
     assert offer is not None and offer.passed is False
+
+
+def test_a_redone_action_is_the_same_kind_as_the_first() -> None:
+    rebook = call("flights.rebook", {"flight": "LX 1234", "departure": "09:40"})
+    assert check_action("I have rebooked you on the 9:40 flight.", [rebook]).passed is True
+    claim = Claim(
+        id="c1", text="I have rebooked you on the 9:40 flight.", span=Span(start=0, end=38)
+    )
+    (action,) = ground_in_tools(claim, [], [], [])
+    assert action.name == "action" and action.passed is False
