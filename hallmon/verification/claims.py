@@ -140,7 +140,13 @@ _POLITE = re.compile(
     rf"^(?:{_POLITE_CORE})(?:[\s,.!;:]+(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
 )
 _POLITE_PREFIX = re.compile(
-    rf"^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+)?|,?\s+but\s+)", re.IGNORECASE
+    # "I'm happy to confirm that <claim>": the news after the courtesy is the claim (first, so
+    # the plain courtesy below does not swallow the news).
+    r"^(?P<lead>(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|very\s+)?(?:happy|glad|pleased|"
+    r"delighted|sorry)\s+to\s+(?:confirm|inform you|let you know|report|say|tell you|share)"
+    r")\s+(?:that\s+)?"
+    rf"|^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+|and\s+)?|,?\s+but\s+)",
+    re.IGNORECASE,
 )
 # "Here are the steps:", "Based on the passages, here is a summary:", "Method 1:".
 _PREAMBLE = re.compile(
@@ -155,13 +161,17 @@ _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 _YES_NO = re.compile(r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)\s*[.!]?$", re.IGNORECASE)
 
 
+_NEVER_POLITE = ("action", "commitment", "system_state")
+"""Types a segment keeps even inside courtesy ("Thanks for waiting while I cancelled it")."""
+
+
 def _skip_reason(seg: str) -> SkipReason | None:
     stripped = seg.strip()
     if not _WORD.search(stripped):
         return "formatting"
     if _GREETING.match(stripped):
         return "greeting"
-    if _POLITE.match(stripped):
+    if _POLITE.match(stripped) and claim_type(stripped) not in _NEVER_POLITE:
         return "politeness"
     if stripped.endswith("?"):
         return "question"
@@ -526,7 +536,7 @@ def _content_parts(
         m = _POLITE_PREFIX.match(text[start:end])
         if not m or start + m.end() >= end:
             break
-        s, e = _trim(text, start, start + m.end("polite"))
+        s, e = _trim(text, start, start + m.end("polite" if m.group("polite") else "lead"))
         if e > s:
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()

@@ -216,3 +216,12 @@ def test_coordinated_predicates_are_two_claims_with_a_shared_subject() -> None:
     assert second.statement == "Express delivery is free for members."
     # Not a predicate: nothing to split.
     assert len(extract_claims("He was born in 1990 and raised in Ohio.").claims) == 1
+
+
+def test_news_after_a_courtesy_is_a_claim() -> None:
+    result = extract_claims("I'm happy to confirm that your refund has been approved.")
+    assert [c.text for c in result.claims] == ["your refund has been approved."]
+    assert [s.reason for s in result.skipped] == ["politeness"]
+    waited = extract_claims("Thank you for your patience while I escalated your ticket.")
+    assert [c.type for c in waited.claims] == ["action"]
+    assert extract_claims("I'm happy to help you with that.").claims == []
