@@ -748,8 +748,10 @@ def run_checks(
     """
     text = claim.text
     results: list[CheckResult] = []
-    if extract_quantities(text, True):
-        results.append(check_numbers(text, evidence, sources))
+    # "[2]" and "【3】" are citation markers, not numbers the evidence must hold.
+    plain = _LENTICULAR.sub(" ", _BRACKET.sub(" ", text))
+    if extract_quantities(plain, True):
+        results.append(check_numbers(plain, evidence, sources))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

@@ -21,6 +21,12 @@ from hallmon.verification.text import content_tokens
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n['’]t\b|\bnot?\s+longer\b", re.I
 )
+# "Not accepted after 30 days" says the same as "accepted within 30 days": a negation over the
+# outside of a limit the source states from the inside is no contradiction.
+_OUTSIDE = re.compile(
+    r"\b(?:after|beyond|outside|later than|more than|over|past|exceed\w*)\b", re.I
+)
+_INSIDE = re.compile(r"\b(?:within|before|up to|until|less than|under|at most|no later)\b", re.I)
 COVERAGE = 0.75
 """Share of the claim's content words one source sentence must hold."""
 MAX_SENTENCES = 2000
@@ -53,6 +59,8 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
             if covered >= COVERAGE:
                 if _NEGATION.search(sentence):
                     return None  # the source says it negatively too
+                if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
+                    return None  # the negated outside of the source's limit
                 shown = " ".join(sentence.split())[:90]
                 return CheckResult(
                     name="negation",

@@ -40,3 +40,9 @@ def test_long_inputs_stay_bounded() -> None:
     start = time.perf_counter()
     check_negation("Shoes do not carry warranty " + "x " * 5000, [big])
     assert time.perf_counter() - start < 5.0
+
+
+def test_negating_the_outside_of_a_limit_is_no_contradiction() -> None:
+    policy = Source(source_id="p", kind="document", text="Returns are accepted within 30 days.")
+    assert check_negation("Returns are not accepted after 30 days.", [policy]) is None
+    assert check_negation("Returns are not accepted within 30 days.", [policy]) is not None
