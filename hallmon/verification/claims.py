@@ -133,7 +133,7 @@ _POLITE_CORE = (
     r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
-    r"|any\s?time"
+    r"|any\s?time|(?:some\s+)?(?:good|great)\s+news"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
 _POLITE = re.compile(
@@ -272,6 +272,13 @@ _PREDICATE_START = re.compile(
     re.IGNORECASE,
 )
 _BARE_AND = re.compile(r"\s+and\s+")
+# A clause with a short noun-phrase subject: one to three words, then a finite verb.
+_NOUN_CLAUSE = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|your\s+|our\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s+"
+    r"(?:is|are|was|were|has|have|costs|takes|includes|offers|requires|ships|arrives|"
+    r"remains|stays|will|can|cannot|must|does|did)\b",
+    re.IGNORECASE,
+)
 
 
 def _subject_of(clause: str) -> str | None:
@@ -312,6 +319,9 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)
             if not ok and _POLITE.match(right.strip()):
                 ok = _has_verb(left)
+            if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
+                # "... within 30 days and express shipping is free": a new subject and verb.
+                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _PREDICATE_START.match(right):
                 shared = subject or _subject_of(left)
                 ok = (
@@ -544,7 +554,7 @@ def _content_parts(
     for a, b, subject in _atomic(text, start, end):
         a, b = _trim(text, a, b)
         # A trailing comma or semicolon belongs to the split, not to the claim.
-        while b > a and text[b - 1] in ",;":
+        while b > a and (text[b - 1] in ",;" or text[b - 1].isspace()):
             b -= 1
         if b > a:
             parts.append((a, b, subject))

@@ -27,6 +27,18 @@ _OUTSIDE = re.compile(
     r"\b(?:after|beyond|outside|later than|more than|over|past|exceed\w*)\b", re.I
 )
 _INSIDE = re.compile(r"\b(?:within|before|up to|until|less than|under|at most|no later)\b", re.I)
+# "Express shipping is free" against "Express shipping costs 12 EUR": free is the negation of a
+# stated price.
+_FREE = re.compile(
+    r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:extra\s+)?(?:cost|charge|fee)|"
+    r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|complimentary)\b",
+    re.I,
+)
+_PRICED = re.compile(
+    r"\b(?:costs?|fee|charged?|price[sd]?)\b[^.;!?]{0,30}?\d|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b",
+    re.I,
+)
+_FREE_WORDS = frozenset({"free", "cost", "charge", "fee", "complimentary", "extra"})
 COVERAGE = 0.75
 """Share of the claim's content words one source sentence must hold."""
 MAX_SENTENCES = 2000
@@ -42,9 +54,11 @@ def _sentences(text: str) -> tuple[str, ...]:
 def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """Fails when the claim is negated and a source sentence with (nearly) all its content
     words is not; None when the claim is not negated or no sentence covers it."""
-    if not _NEGATION.search(claim_text):
+    # "free" claims a price of zero; "not free" agrees with any price.
+    free = bool(_FREE.search(claim_text)) and not _NEGATION.search(claim_text)
+    if not free and not _NEGATION.search(claim_text):
         return None
-    words = content_tokens(claim_text)
+    words = content_tokens(claim_text) - (_FREE_WORDS if free else frozenset())
     if len(words) < 2:
         return None
     seen = 0
@@ -56,6 +70,21 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
             if seen > MAX_SENTENCES:
                 return None
             covered = len(words & content_tokens(sentence)) / len(words)
+            if (
+                free
+                and covered >= COVERAGE
+                and _PRICED.search(sentence)
+                and not _FREE.search(sentence)
+            ):
+                shown = " ".join(sentence.split())[:90]
+                return CheckResult(
+                    name="negation",
+                    passed=False,
+                    detail=f"the claim says free but {source.source_id} states a price: “{shown}” "
+                    "(contradicts it)",
+                )
+            if free:
+                continue
             if covered >= COVERAGE:
                 if _NEGATION.search(sentence):
                     return None  # the source says it negatively too

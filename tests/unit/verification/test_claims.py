@@ -225,3 +225,12 @@ def test_news_after_a_courtesy_is_a_claim() -> None:
     waited = extract_claims("Thank you for your patience while I escalated your ticket.")
     assert [c.type for c in waited.claims] == ["action"]
     assert extract_claims("I'm happy to help you with that.").claims == []
+
+
+def test_a_second_clause_with_its_own_subject_after_a_bare_and_is_split() -> None:
+    text = "Returns are accepted within 30 days and express shipping is free."
+    assert [c.text for c in extract_claims(text).claims] == [
+        "Returns are accepted within 30 days",
+        "express shipping is free.",
+    ]
+    assert [s.reason for s in extract_claims("Good news! It shipped.").skipped] == ["politeness"]

@@ -46,3 +46,13 @@ def test_negating_the_outside_of_a_limit_is_no_contradiction() -> None:
     policy = Source(source_id="p", kind="document", text="Returns are accepted within 30 days.")
     assert check_negation("Returns are not accepted after 30 days.", [policy]) is None
     assert check_negation("Returns are not accepted within 30 days.", [policy]) is not None
+
+
+def test_free_against_a_stated_price_fails() -> None:
+    price = Source(source_id="p", kind="document", text="Express shipping costs 12 EUR.")
+    result = check_negation("express shipping is free.", [price])
+    assert result is not None and "states a price" in result.detail
+    granted = Source(source_id="g", kind="document", text="Express shipping is free over 50 EUR.")
+    assert check_negation("Express shipping is free.", [granted]) is None
+    assert check_negation("WiFi is free.", [price]) is None
+    assert check_negation("Express shipping is not free.", [price]) is None
