@@ -19,7 +19,17 @@ State = Literal["checked", "unavailable", "not_applicable"]
 UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_incomplete"]
 Action = Literal["allow", "warn", "block"]
 SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
-CheckName = Literal["number", "quote", "citation", "action", "system_state", "commitment", "record"]
+CheckName = Literal[
+    "number",
+    "quote",
+    "citation",
+    "action",
+    "system_state",
+    "commitment",
+    "record",
+    "tool_fact",
+    "negation",
+]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"
 
@@ -43,6 +53,16 @@ class Claim(Contract):
     span: Span
     type: ClaimType = "fact"
     severity: Severity = "medium"
+    implicit_subject: str | None = Field(
+        None,
+        description="The subject a coordinated predicate shares with the claim before it "
+        '("Express delivery" for "is free for members"); the claim is judged as subject + text',
+    )
+
+    @property
+    def statement(self) -> str:
+        """The claim as a whole sentence: the implicit subject, if any, then the text."""
+        return f"{self.implicit_subject} {self.text}" if self.implicit_subject else self.text
 
 
 class SkippedSegment(Contract):
@@ -73,6 +93,10 @@ class Source(Contract):
         description="content_hash of the text the producer sent, when `text` is hallmon's "
         "rendering of it (a JSON record rendered as sentences); `content_hash` and evidence "
         "spans refer to `text`",
+    )
+    tool: str | None = Field(None, description="For a tool result: the tool's name")
+    tool_status: str | None = Field(
+        None, description="For a tool result: its status field (ok, error, timeout, cancelled)"
     )
 
     @model_validator(mode="after")
@@ -113,7 +137,19 @@ class CheckResult(Contract):
 class ClaimVerdict(Contract):
     claim: Claim
     status: ClaimStatus
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="supported: 1 - p_unsupported; contradicted / not_found / unclear: "
+        "p_unsupported (see README, 'What the numbers of a verdict mean')",
+    )
+    p_unsupported: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Calibrated probability that the claim is not backed by the context; the "
+        "claim adds weight[status] x p_unsupported to the answer's risk",
+    )
     evidence: list[Evidence] = Field(default_factory=list)
     checks: list[CheckResult] = Field(default_factory=list)
     reason: str

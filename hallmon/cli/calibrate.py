@@ -19,12 +19,17 @@ from hallmon.cli.eval import (
 )
 from hallmon.onnx_models.training.make_split import load_split
 
-COMMAND = "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl"
+COMMAND = (
+    "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl tests/agent_traces/agent_traces.jsonl"
+)
 
 
 @app.command("calibrate")
 def calibrate_command(
-    dataset: Annotated[Path, typer.Argument(help="Labelled answers in the dev file's format.")],
+    datasets: Annotated[
+        list[Path],
+        typer.Argument(help="Labelled answers in the dev file's format (their calib parts)."),
+    ],
     out: Annotated[
         Path | None,
         typer.Option(help="Where to write (default: hallmon/verification/calibration.json)."),
@@ -35,14 +40,23 @@ def calibrate_command(
         str | None, typer.Option(help="Comma-separated subset of the combiner's features.")
     ] = None,
     nli_cache: NLICacheOption = None,
+    nli_gate: Annotated[
+        bool,
+        typer.Option(
+            help="Let the NLI scores alone decide where the model is confident (--no-nli-gate: "
+            "one combiner everywhere, for ablations)."
+        ),
+    ] = True,
 ) -> None:
     """Fit combiner weights, verdict thresholds and the warn threshold on the calib split.
 
-    Only ids in the `calib` part of the committed split are read; `test` stays unseen.
+    Only ids in the `calib` part of the committed split (or records marked `split: calib`, as
+    in tests/agent_traces) are read; `test` stays unseen.
     """
     from hallmon.verification.calibration import (
         CALIBRATION_PATH,
         CalibrationConfig,
+        NLIGate,
         fit_calibration,
         save_calibration,
     )
@@ -56,16 +70,17 @@ def calibrate_command(
     )
     from hallmon.verification.verdicts import FEATURES
 
-    records = select_split(load_records(dataset), "calib", load_split())
+    ids = load_split()
+    records = [r for path in datasets for r in select_split(load_records(path), "calib", ids)]
     if not records:
-        console.print(f"[red]error:[/red] no calib ids of the committed split in {dataset}")
+        console.print(f"[red]error:[/red] no calib records in {', '.join(map(str, datasets))}")
         raise typer.Exit(2)
     chosen = [f.strip() for f in features.split(",")] if features else list(FEATURES)
     unknown = [f for f in chosen if f not in FEATURES]
     if unknown:
         raise typer.BadParameter(f"unknown features {unknown}; known: {', '.join(FEATURES)}")
 
-    base = CalibrationConfig(top_k=top_k)
+    base = CalibrationConfig(top_k=top_k, nli_gate=NLIGate(enabled=nli_gate))
     verifier = load_verifier_or_exit(model_dir, None)
     verifier.calibration, verifier.top_k = base, top_k
     cache = CachedNLI(verifier.model, nli_cache) if verifier.model and nli_cache else None
@@ -79,8 +94,10 @@ def calibrate_command(
         cache.save()
 
     config, report = fit_calibration(run.table, base, features=chosen)
-    threshold, base_f1 = tune_baseline(records, [SentenceSupport.of(r) for r in records])
-    digest = hashlib.sha256(Path(dataset).read_bytes()).hexdigest()[:12]
+    # The lexical baseline is RAGTruth's: tuned on the calib records that are not agent traces.
+    plain = [r for r in records if r.rule is None] or records
+    threshold, base_f1 = tune_baseline(plain, [SentenceSupport.of(r) for r in plain])
+    digest = hashlib.sha256(b"".join(Path(p).read_bytes() for p in datasets)).hexdigest()[:12]
     config = config.model_copy(
         update={
             "baseline_threshold": threshold,
@@ -98,6 +115,13 @@ def calibrate_command(
         }
     )
     path = save_calibration(config, out or CALIBRATION_PATH)
+    console.print("reliability of P(unsupported), out of fold on calib (claims):")
+    for row in report["reliability_out_of_fold"]:
+        console.print(
+            f"  {row['bin']}: {row['claims']:>5} claims, predicted {row['predicted']:.3f}, "
+            f"observed {row['observed']:.3f}"
+        )
+    console.print(f"expected calibration error (out of fold): {report['ece_out_of_fold']:.4f}")
     console.print(
         f"wrote {path}: cv answer F1 {report['cv_answer_f1']:.3f} (l2 {report['l2']}), "
         f"flag {config.verdict.default.flag}, unclear {config.verdict.default.unclear}, "

@@ -18,7 +18,9 @@ from hallmon.schemas import Action
 from hallmon.topology.settings import get_settings
 
 if TYPE_CHECKING:
-    from hallmon.verification.eval import SystemReport
+    from collections.abc import Sequence
+
+    from hallmon.verification.eval import Prediction, Record, SystemReport
     from hallmon.verification.verifier import Verifier
 
 console = Console(stderr=True)
@@ -173,6 +175,16 @@ def eval_command(
         )
         states[key] = states.get(key, 0) + 1
     console.print(f"states: {states}")
+    from hallmon.verification.consistency import violations
+
+    broken = sum(bool(violations(res, verifier.risk_config)) for res in run.results)
+    console.print(f"self-inconsistent verdicts: {broken} of {len(run.results)}")
+    by_rule = rule_accuracy(chosen, preds)
+    if by_rule:
+        right = sum(r for r, _ in by_rule.values())
+        console.print(f"answers right: {right} of {len(chosen)} ({right / len(chosen):.3f})")
+        for rule, (ok, n) in sorted(by_rule.items()):
+            console.print(f"  {rule}: {ok}/{n}")
 
     if predictions is not None:
         with predictions.open("w", encoding="utf-8") as fh:
@@ -190,8 +202,23 @@ def eval_command(
             "hallmon": ours.as_dict(),
             "baseline": base.as_dict(),
             "states": states,
+            "self_inconsistent": broken,
+            "by_rule": {k: {"right": ok, "n": n} for k, (ok, n) in sorted(by_rule.items())},
         }
         report.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+
+
+def rule_accuracy(
+    records: Sequence[Record], preds: Sequence[Prediction]
+) -> dict[str, tuple[int, int]]:
+    """(right, total) answers per rule, for records that name the rule they exercise."""
+    out: dict[str, tuple[int, int]] = {}
+    for record, pred in zip(records, preds, strict=True):
+        if record.rule is None:
+            continue
+        ok, n = out.get(record.rule, (0, 0))
+        out[record.rule] = (ok + (pred.unsupported == record.unsupported), n + 1)
+    return out
 
 
 def comparison_table(ours: SystemReport, base: SystemReport, split: str) -> Table:

@@ -6,15 +6,26 @@ committed split only (see `hallmon.cli.calibrate`). Without the file (or with `c
 the verifier falls back to `FALLBACK_COMBINER`, a hand-set rule over the NLI entailment and the
 word overlap.
 
-What is fitted, and how:
-- `combiner`: a logistic regression over per-claim features
-  (`hallmon.verification.verdicts.FEATURES`)
-  predicting "this claim overlaps a gold hallucinated span"; features are standardised with the
-  stored mean and scale. Fitted with Newton's method and an L2 penalty (numpy only).
-- `verdict`: per claim type, the probability from which a claim is flagged (`not_found`, or
-  `contradicted` when the model's contradiction dominates) and from which it is `unclear`.
-- `risk`: the seed rule's weights; `warn` is chosen to maximise answer-level F1 of the
-  unsupported class on out-of-fold predictions; `block` stays at or above it.
+Every claim gets one number, `p_unsupported`: the calibrated probability that it is not backed
+by the context. What is fitted, and how:
+- `checks`: for each deterministic check, P(unsupported) of a claim whose check failed: the
+  smoothed share of such claims in the calib split that overlap a gold hallucinated span (the
+  prior in `CHECK_PRIORS` where calib has too few, e.g. tool actions, which RAGTruth lacks).
+- `nli_combiner`: where the NLI model is confident (`NLIGate`: strong entailment, or strong
+  contradiction that beats entailment), a logistic regression over the NLI scores alone, so
+  word overlap can never outvote the model there.
+- `combiner`: everywhere else (the undecided band), a logistic regression over all per-claim
+  features (`hallmon.verification.verdicts.FEATURES`), monotone in the NLI scores (a feature
+  whose fitted sign would make more entailment raise P(unsupported), or more contradiction
+  lower it, is dropped and the rest refitted). Both predict "this claim overlaps a gold
+  hallucinated span"; features are standardised with the stored mean and scale. Fitted with
+  Newton's method and an L2 penalty (numpy only). Logistic regression is calibrated on the data
+  it is fitted on; the reliability table and ECE in `fitted` are out-of-fold.
+- `verdict`: per claim type, `flag` (at least 0.5: a flagged claim is more likely unsupported
+  than not) and `unclear` on `p_unsupported`.
+- `risk`: the seed rule's weights and thresholds (warn 0.35, block 0.70); `hallmon calibrate`
+  may move `warn` to the value with the best answer-level F1 on out-of-fold predictions, and
+  the verdict's `model_versions["risk"]` then says so.
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ from hallmon.verification.risk import RiskConfig
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 class TypeThresholds(BaseModel):
@@ -44,14 +56,34 @@ class TypeThresholds(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    flag: float = Field(0.5, ge=0.0, le=1.0, description="From here: not_found / contradicted")
-    unclear: float = Field(0.35, ge=0.0, le=1.0, description="From here (below flag): unclear")
+    flag: float = Field(
+        0.5,
+        ge=0.5,
+        le=1.0,
+        description="From here: not_found / contradicted (at least 0.5: more likely "
+        "unsupported than not)",
+    )
+    unclear: float = Field(
+        0.35,
+        ge=0.0,
+        le=0.5,
+        description="From here (below flag): unclear; at most 0.5, so supported always means "
+        "more likely supported than not",
+    )
     contradiction: float = Field(
         0.5,
         ge=0.0,
         le=1.0,
         description="A flagged claim whose NLI contradiction reaches this "
         "(and beats entailment) is contradicted rather than not_found",
+    )
+
+    never_supported: float = Field(
+        0.9,
+        ge=0.0,
+        le=1.0,
+        description="A claim whose NLI contradiction reaches this (and beats entailment) is "
+        "never supported, whatever the other features say",
     )
 
     @model_validator(mode="after")
@@ -67,19 +99,57 @@ class TypeThresholds(BaseModel):
 def decide(
     p: float, ent_max: float, con_max: float, has_evidence: bool, thresholds: TypeThresholds
 ) -> tuple[ClaimStatus, float]:
-    """Status and confidence from P(unsupported) when no check decided.
+    """Status and confidence from `p` = P(unsupported) when no check decided.
 
+    - `p >= flag`: `contradicted` when the NLI label is contradiction (contradiction at least
+      `thresholds.contradiction` and above entailment), else `not_found`;
+    - `unclear <= p < flag`: `unclear`;
+    - below: `supported`, unless no passage was retrieved or the model's contradiction is
+      strong (`never_supported`, above entailment): then `unclear` (word overlap never
+      overrules a confident contradiction into support).
+    Confidence is the probability of the stated label: `1 - p` for `supported`, `p` otherwise.
     Shared with calibration, which replays it over many thresholds: keep it a pure function.
     """
-    if not has_evidence:
-        return "not_found", max(p, 0.8)
+    nli_contradiction = con_max >= thresholds.contradiction and con_max > ent_max
     if p >= thresholds.flag:
-        if con_max >= thresholds.contradiction and con_max > ent_max:
-            return "contradicted", p
-        return "not_found", p
-    if p >= thresholds.unclear:
+        return ("contradicted" if nli_contradiction else "not_found"), p
+    strong = con_max >= thresholds.never_supported and con_max > ent_max
+    if p >= thresholds.unclear or strong or not has_evidence:
         return "unclear", p
     return "supported", 1.0 - p
+
+
+class NLIGate(BaseModel):
+    """Where the NLI model decides: strong entailment, or strong contradiction beating it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entailment: float = Field(0.9, ge=0.0, le=1.0)
+    contradiction: float = Field(0.9, ge=0.0, le=1.0)
+    enabled: bool = Field(True, description="False: the full combiner everywhere (ablation)")
+
+    def confident(self, ent_max: float, con_max: float) -> bool:
+        if not self.enabled:
+            return False
+        strong_con = con_max >= self.contradiction and con_max > ent_max
+        strong_ent = ent_max >= self.entailment and con_max < self.contradiction
+        return strong_con or strong_ent
+
+
+CHECK_PRIORS: dict[str, float] = {
+    "passed": 0.05,  # a structural check backed the claim (a matching ok tool call)
+    # P(unsupported) when the check failed, before calib data says otherwise. A failed tool
+    # action or an ungranted commitment is structural evidence, hence high.
+    "action": 0.95,
+    "tool_fact": 0.9,
+    "commitment": 0.85,
+    "citation": 0.9,
+    "quote": 0.85,
+    "number": 0.8,
+    "record": 0.8,
+    "system_state": 0.85,
+    "negation": 0.7,
+}
 
 
 class VerdictConfig(BaseModel):
@@ -137,6 +207,15 @@ class CalibrationConfig(BaseModel):
     combiner: Combiner | None = None
     verdict: VerdictConfig = Field(default_factory=VerdictConfig)
     risk: RiskConfig = Field(default_factory=RiskConfig)
+    nli_combiner: Combiner | None = Field(
+        None, description="P(unsupported) from the NLI scores alone, inside the NLI gate"
+    )
+    nli_gate: NLIGate = Field(default_factory=NLIGate)
+    checks: dict[str, float] = Field(
+        default_factory=lambda: dict(CHECK_PRIORS),
+        description="P(unsupported) of a claim whose deterministic check failed, by check name; "
+        "'passed': of a claim a structural check backed",
+    )
     top_k: int = Field(4, ge=1, le=32, description="Passages per claim sent to the NLI model")
     baseline_threshold: float | None = Field(
         None, ge=0.0, le=1.0, description="The lexical baseline's threshold, tuned on calib"
@@ -148,6 +227,16 @@ class CalibrationConfig(BaseModel):
     @property
     def active_combiner(self) -> Combiner:
         return self.combiner or FALLBACK_COMBINER
+
+    def combiner_for(self, ent_max: float, con_max: float) -> Combiner:
+        """The NLI-only combiner inside the gate, the full one elsewhere."""
+        if self.nli_combiner is not None and self.nli_gate.confident(ent_max, con_max):
+            return self.nli_combiner
+        return self.active_combiner
+
+    def check_probability(self, forced: tuple[ClaimStatus, str]) -> float:
+        """P(unsupported) of a claim a check decided: (status, check name)."""
+        return forced_probability(forced, self.checks)
 
 
 def load_calibration(path: str | Path | None = None) -> tuple[CalibrationConfig, str]:
@@ -220,10 +309,24 @@ def fit_logistic(
     return theta[:-1], float(theta[-1]), mean, scale
 
 
+MONOTONE: dict[str, float] = {"ent_max": -1.0, "con_max": 1.0}
+"""The sign each NLI feature's weight must have: more entailment never raises P(unsupported),
+more contradiction never lowers it."""
+
+
 def combiner_from_fit(features: Sequence[str], x: FloatArray, y: FloatArray, l2: float) -> Combiner:
-    w, b, mean, scale = fit_logistic(x, y, l2=l2)
+    """A logistic combiner, monotone in the NLI features: a wrongly signed one is dropped and
+    the rest refitted."""
+    names = list(features)
+    keep = list(range(len(names)))
+    while True:
+        w, b, mean, scale = fit_logistic(x[:, keep], y, l2=l2)
+        wrong = [k for k, c in enumerate(keep) if MONOTONE.get(names[c], 0.0) * w[k] < 0]
+        if not wrong:
+            break
+        del keep[wrong[0]]
     return Combiner(
-        features=list(features),
+        features=[names[c] for c in keep],
         weights=[round(float(v), 6) for v in w],
         bias=round(b, 6),
         mean=[round(float(v), 6) for v in mean],
@@ -241,23 +344,134 @@ def group_folds(groups: Sequence[str], k: int, seed: int = 0) -> list[npt.NDArra
     return [np.flatnonzero(idx == f) for f in range(k)]
 
 
-def out_of_fold(
-    features: Sequence[str],
-    x: FloatArray,
-    y: FloatArray,
-    groups: Sequence[str],
+NLI_FEATURES = ("ent_max", "con_max")
+MIN_GATE_ROWS = 20
+"""Fewer claims than this inside the NLI gate (or one class only): no NLI-only combiner."""
+
+
+@dataclass(frozen=True)
+class Combiners:
+    full: Combiner
+    nli: Combiner | None
+
+
+def fit_combiners(
+    table: ClaimTable, names: Sequence[str], rows: npt.NDArray[np.int64], gate: BoolArray, l2: float
+) -> Combiners:
+    """The full combiner on `rows` outside the gate, the NLI-only one on `rows` inside it."""
+    cols = [table.features.index(n) for n in names]
+    outside = rows[~gate[rows]]
+    inside = rows[gate[rows]]
+    if len(outside) < MIN_GATE_ROWS:
+        outside = rows
+    full = combiner_from_fit(names, table.x[outside][:, cols], table.y[outside], l2)
+    nli = None
+    if len(inside) >= MIN_GATE_ROWS and 0 < table.y[inside].sum() < len(inside):
+        nli_cols = [table.features.index(n) for n in NLI_FEATURES]
+        nli = combiner_from_fit(NLI_FEATURES, table.x[inside][:, nli_cols], table.y[inside], l2)
+    return Combiners(full, nli)
+
+
+def combiner_probabilities(
+    table: ClaimTable, combiners: Combiners, rows: npt.NDArray[np.int64], gate: BoolArray
+) -> FloatArray:
+    """P(unsupported) of `rows` from the combiners, as `verdicts.judge` computes it."""
+    out = np.zeros(len(rows))
+    for combiner, mask in ((combiners.full, ~gate[rows]), (combiners.nli, gate[rows])):
+        chosen = combiner if combiner is not None else combiners.full
+        idx = rows[mask]
+        if len(idx):
+            cols = [table.features.index(n) for n in chosen.features]
+            out[mask] = chosen.probability(table.x[idx][:, cols])
+    return out
+
+
+def gate_mask(table: ClaimTable, gate: NLIGate) -> BoolArray:
+    ent, con = table.column("ent_max"), table.column("con_max")
+    return np.array([gate.confident(float(e), float(c)) for e, c in zip(ent, con, strict=True)])
+
+
+def check_probabilities(table: ClaimTable, *, prior_weight: float = 5.0) -> dict[str, float]:
+    """P(unsupported) per failed check, smoothed towards `CHECK_PRIORS` (and the passed one
+    under the key "passed")."""
+    out: dict[str, float] = {}
+    for name, prior in CHECK_PRIORS.items():
+        hits = [
+            table.y[i]
+            for i, f in enumerate(table.forced)
+            if f is not None
+            and (f[1] == name if name != "passed" else f[0] == "supported")
+            and (name == "passed" or f[0] != "supported")
+        ]
+        out[name] = round((float(sum(hits)) + prior * prior_weight) / (len(hits) + prior_weight), 4)
+    return out
+
+
+def forced_probability(forced: tuple[ClaimStatus, str], checks: dict[str, float]) -> float:
+    status, name = forced
+    if status == "supported":
+        return checks.get("passed", CHECK_PRIORS["passed"])
+    return checks.get(name, CHECK_PRIORS.get(name, 0.8))
+
+
+def all_probabilities(
+    table: ClaimTable,
+    names: Sequence[str],
+    gate: BoolArray,
+    checks: dict[str, float],
     *,
     l2: float,
-    k: int = 5,
+    k: int | None = 5,
     seed: int = 0,
 ) -> FloatArray:
-    """Each row's probability from a combiner fitted without that row's group."""
-    out = np.zeros(len(y))
-    for test in group_folds(groups, k, seed):
-        train = np.setdiff1d(np.arange(len(y)), test)
-        comb = combiner_from_fit(features, x[train], y[train], l2)
-        out[test] = comb.probability(x[test])
-    return out
+    """Every claim's P(unsupported): a decided check's probability, else the combiners', out of
+    fold (`k` folds by source document) or, with `k=None`, fitted on all rows."""
+    p = np.zeros(len(table.y))
+    free = np.array([i for i, f in enumerate(table.forced) if f is None], dtype=np.int64)
+    for i, f in enumerate(table.forced):
+        if f is not None:
+            p[i] = forced_probability(f, checks)
+    if not len(free):
+        return p
+    if k is None:
+        p[free] = combiner_probabilities(
+            table, fit_combiners(table, names, free, gate, l2), free, gate
+        )
+        return p
+    claim_groups = [table.groups[table.answer[i]] for i in free]
+    for fold in group_folds(claim_groups, k, seed):
+        test = free[fold]
+        train = np.setdiff1d(free, test)
+        combiners = fit_combiners(table, names, train, gate, l2)
+        p[test] = combiner_probabilities(table, combiners, test, gate)
+    return p
+
+
+def reliability(
+    p: FloatArray, y: FloatArray, bins: int = 10
+) -> tuple[list[dict[str, str | float]], float]:
+    """Reliability table (equal-width bins of predicted probability) and the expected
+    calibration error: the claim-weighted mean |predicted - observed| over the bins."""
+    rows: list[dict[str, str | float]] = []
+    ece = 0.0
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    for b in range(bins):
+        mask = which == b
+        n = int(mask.sum())
+        if not n:
+            continue
+        predicted, observed = float(p[mask].mean()), float(y[mask].mean())
+        ece += n / len(p) * abs(predicted - observed)
+        rows.append(
+            {
+                "bin": f"{edges[b]:.1f}-{edges[b + 1]:.1f}",
+                "claims": n,
+                "predicted": round(predicted, 4),
+                "observed": round(observed, 4),
+            }
+        )
+    return rows, round(ece, 4)
 
 
 # --- replaying verdicts and risk over thresholds --------------------------------------------
@@ -267,9 +481,10 @@ def out_of_fold(
 class ClaimTable:
     """The judged claims of a labelled set, as arrays, for fitting.
 
-    `forced[i]` is the (status, confidence) a failed deterministic check imposed on claim i, or
-    None; `answer[i]` indexes `answer_gold`; `groups` (per answer) keep one source document's
-    answers in one cross-validation fold.
+    `forced[i]` is (status, check name) when a deterministic check decided claim i (a failed
+    check, or "supported" when a structural check backed it), else None; `answer[i]` indexes
+    `answer_gold`; `groups` (per answer) keep one source document's answers in one
+    cross-validation fold.
     """
 
     features: list[str]
@@ -279,7 +494,7 @@ class ClaimTable:
     severity: list[Severity]
     claim_type: list[ClaimType]
     has_evidence: list[bool]
-    forced: list[tuple[ClaimStatus, float] | None]
+    forced: list[tuple[ClaimStatus, str] | None]
     answer_gold: npt.NDArray[np.bool_]
     groups: list[str]
 
@@ -289,18 +504,23 @@ class ClaimTable:
 
 def replay_risk(
     table: ClaimTable, p: FloatArray, verdict: VerdictConfig, risk: RiskConfig
-) -> FloatArray:
-    """Each answer's risk if claims with P(unsupported) `p` were judged under `verdict`/`risk`.
+) -> tuple[FloatArray, BoolArray]:
+    """Each answer's risk, and whether a claim's warn floor applies, if claims with
+    P(unsupported) `p` were judged under `verdict`/`risk`.
 
     Mirrors `verdicts.judge` + `risk.assess` exactly (both call `decide`).
     """
     ent = table.column("ent_max")
     con = table.column("con_max")
     contrib = np.zeros(len(p))
+    floor = np.zeros(len(table.answer_gold), dtype=bool)
     for i in range(len(p)):
         forced = table.forced[i]
         if forced is not None:
-            status, conf = forced
+            status: ClaimStatus = forced[0]
+            if status != "supported" and p[i] < verdict.for_type(table.claim_type[i]).flag:
+                status = "unclear"
+            conf = 1.0 - p[i] if status == "supported" else float(p[i])
         else:
             status, conf = decide(
                 float(p[i]),
@@ -311,10 +531,12 @@ def replay_risk(
             )
         weight: float = getattr(risk.weights, status)
         multiplier: float = getattr(risk.severity, table.severity[i])
-        contrib[i] = weight * multiplier * conf
+        contrib[i] = weight * multiplier * float(p[i])
+        if status in risk.floor_statuses and conf >= risk.floor_confidence:
+            floor[table.answer[i]] = True
     sums = np.bincount(table.answer, weights=contrib, minlength=len(table.answer_gold))
     out: FloatArray = np.minimum(1.0, sums)
-    return out
+    return out, floor
 
 
 def f1_at(gold: npt.NDArray[np.bool_], flagged: npt.NDArray[np.bool_]) -> float:
@@ -335,32 +557,38 @@ F1_TOLERANCE = 0.01
 """Answer-level F1 differences below this are noise on a few hundred answers (see tune)."""
 
 
-def tune_thresholds(table: ClaimTable, p: FloatArray, base: RiskConfig) -> ThresholdFit:
-    """Claim thresholds (flag, unclear) and the warn threshold with the best answer-level F1.
+def tune_thresholds(
+    table: ClaimTable, p: FloatArray, base: RiskConfig, *, move_warn: bool = True
+) -> ThresholdFit:
+    """Claim thresholds (flag >= 0.5, unclear) and the warn threshold with the best
+    answer-level F1.
 
-    The seed's weights stay; `warn` moves (an answer is reported unsupported from warn); `block`
-    stays at the seed's 0.70 (or at warn, should warn ever exceed it). Among settings within
-    `F1_TOLERANCE` of the best F1, the one that marks the fewest claims as not supported wins:
-    answer-level F1 cannot tell them apart, but a verdict that calls half the claims "unclear"
-    is useless to a reader (and its flagged spans are imprecise).
+    The seed's weights stay; `block` stays at the seed's 0.70 (or at warn, should warn exceed
+    it). Among settings within `F1_TOLERANCE` of the best F1, the one that marks the fewest
+    claims as not supported wins, then the one whose warn is nearest the seed's 0.35: answer
+    F1 cannot tell them apart, but a verdict that calls half the claims "unclear" is useless to
+    a reader, and the seed's threshold is the contract consumers know.
     """
-    candidates: list[tuple[float, float, ThresholdFit]] = []
-    warns = np.round(np.arange(0.05, 0.701, 0.01), 3)
-    for flag in np.round(np.arange(0.10, 0.901, 0.025), 3):
-        for gap in (0.0, 0.05, 0.1, 0.2):
-            unclear = round(max(0.0, float(flag) - gap), 3)
-            verdict = VerdictConfig(default=TypeThresholds(flag=float(flag), unclear=unclear))
-            risks = replay_risk(table, p, verdict, base)
-            marked = float(np.mean(p >= unclear)) if len(p) else 0.0
-            f1s = [f1_at(table.answer_gold, risks >= warn) for warn in warns]
-            i = int(np.argmax(f1s))
-            risk = base.model_copy(
-                update={"warn": float(warns[i]), "block": max(float(warns[i]), 0.7)}
+    candidates: list[tuple[float, float, float, ThresholdFit]] = []
+    seed_warn = RiskConfig().warn
+    warns = np.round(np.arange(0.05, 0.701, 0.01), 3) if move_warn else np.array([base.warn])
+    for flag in np.round(np.arange(0.5, 0.951, 0.05), 3):
+        for unclear in np.round(np.arange(0.05, 0.5 + 1e-9, 0.05), 3):
+            verdict = VerdictConfig(
+                default=TypeThresholds(flag=float(flag), unclear=float(unclear))
             )
-            candidates.append((f1s[i], marked, ThresholdFit(verdict, risk, f1s[i])))
+            risks, floor = replay_risk(table, p, verdict, base)
+            marked = float(np.mean(p >= unclear)) if len(p) else 0.0
+            for warn in warns:
+                f1 = f1_at(table.answer_gold, (risks >= warn) | floor)
+                risk = base.model_copy(
+                    update={"warn": float(warn), "block": max(float(warn), base.block)}
+                )
+                fit = ThresholdFit(verdict, risk, f1)
+                candidates.append((f1, marked, abs(float(warn) - seed_warn), fit))
     best_f1 = max(c[0] for c in candidates)
     near = [c for c in candidates if c[0] >= best_f1 - F1_TOLERANCE]
-    return min(near, key=lambda c: (c[1], -c[0]))[2]
+    return min(near, key=lambda c: (round(c[1], 2), c[2], -c[0]))[3]
 
 
 def fit_calibration(
@@ -371,45 +599,52 @@ def fit_calibration(
     l2_grid: Sequence[float] = (0.3, 1.0, 3.0, 10.0, 30.0),
     folds: int = 5,
 ) -> tuple[CalibrationConfig, dict[str, Any]]:
-    """Fit the combiner and the thresholds on `table`; report cross-validated figures.
+    """Fit check probabilities, both combiners and the thresholds on `table`; report
+    cross-validated figures (answer F1, reliability table, ECE).
 
     The L2 strength is chosen by the answer-level F1 of out-of-fold predictions (folds by
     source document); thresholds are tuned on the out-of-fold probabilities of the chosen
-    strength, so they match how the combiner behaves on unseen answers; the combiner written
-    to the file is then fitted on all rows.
+    strength, so they match how the combiners behave on unseen answers; the combiners written
+    to the file are then fitted on all rows.
     """
     names = list(features) if features is not None else list(table.features)
-    cols = [table.features.index(n) for n in names]
-    x = table.x[:, cols]
-    claim_groups = [table.groups[a] for a in table.answer]
+    gate = gate_mask(table, base.nli_gate)
+    checks = check_probabilities(table)
     trials: dict[str, float] = {}
-    fits: list[tuple[float, float, float, ThresholdFit]] = []
+    fits: list[tuple[float, float, float, ThresholdFit, FloatArray]] = []
     for l2 in l2_grid:
-        p = out_of_fold(names, x, table.y, claim_groups, l2=l2, k=folds)
+        p = all_probabilities(table, names, gate, checks, l2=l2, k=folds)
         fit = tune_thresholds(table, p, base.risk)
         trials[str(l2)] = round(fit.f1, 4)
         marked = float(np.mean(p >= fit.verdict.default.unclear)) if len(p) else 0.0
-        fits.append((fit.f1, marked, l2, fit))
+        fits.append((fit.f1, marked, l2, fit, p))
     # As in tune_thresholds: within F1_TOLERANCE of the best, mark the fewest claims.
     best_f1 = max(f[0] for f in fits)
-    cv_f1, _, l2, thresholds = min(
-        (f for f in fits if f[0] >= best_f1 - F1_TOLERANCE), key=lambda f: (f[1], -f[0])
+    cv_f1, _, l2, thresholds, oof = min(
+        (f for f in fits if f[0] >= best_f1 - F1_TOLERANCE), key=lambda f: (round(f[1], 2), -f[0])
     )
-    combiner = combiner_from_fit(names, x, table.y, l2)
+    free = np.array([i for i, f in enumerate(table.forced) if f is None], dtype=np.int64)
+    combiners = fit_combiners(table, names, free, gate, l2) if len(free) else None
     config = base.model_copy(
         update={
-            "combiner": combiner,
+            "combiner": combiners.full if combiners else base.combiner,
+            "nli_combiner": combiners.nli if combiners else None,
+            "checks": checks,
             "verdict": thresholds.verdict,
             "risk": thresholds.risk,
         }
     )
+    table_rows, ece = reliability(oof, table.y)
     report = {
         "l2": l2,
         "cv_answer_f1_by_l2": trials,
         "cv_answer_f1": round(cv_f1, 4),
         "claims": len(table.y),
         "claims_unsupported": int(table.y.sum()),
+        "claims_in_nli_gate": int(gate.sum()),
         "answers": len(table.answer_gold),
         "answers_unsupported": int(table.answer_gold.sum()),
+        "ece_out_of_fold": ece,
+        "reliability_out_of_fold": table_rows,
     }
     return config, report

@@ -443,20 +443,16 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
     r"|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+"
 )
-_TOOL_HEADER = re.compile(
-    r"^Tool (?P<tool>.+?) \(call (?P<call>.+?)\) returned status (?P<st>\w+)\."
-)
 
 
 def _tool_status(source: Source) -> str:
-    m = _TOOL_HEADER.match(source.text)
-    return m.group("st") if m else "ok"
+    # The status is the tool result's field, never read back from its rendered text.
+    return source.tool_status or "ok"
 
 
 def _tool_name(source: Source) -> str:
-    m = _TOOL_HEADER.match(source.text)
-    if m:
-        return m.group("tool")
+    if source.tool:
+        return source.tool
     parts = source.source_id.split(":")
     return parts[1] if len(parts) >= 3 else source.source_id
 
@@ -756,8 +752,10 @@ def run_checks(
     """
     text = claim.text
     results: list[CheckResult] = []
-    if extract_quantities(text, True):
-        results.append(check_numbers(text, evidence, sources))
+    # "[2]" and "【3】" are citation markers, not numbers the evidence must hold.
+    plain = _LENTICULAR.sub(" ", _BRACKET.sub(" ", text))
+    if extract_quantities(plain, True):
+        results.append(check_numbers(plain, evidence, sources))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

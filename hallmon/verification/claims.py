@@ -135,14 +135,20 @@ _POLITE_CORE = (
     r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
-    r"|any\s?time"
+    r"|any\s?time|(?:some\s+)?(?:good|great)\s+news"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
 _POLITE = re.compile(
     rf"^(?:{_POLITE_CORE})(?:[\s,.!;:]+(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
 )
 _POLITE_PREFIX = re.compile(
-    rf"^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+)?|,?\s+but\s+)", re.IGNORECASE
+    # "I'm happy to confirm that <claim>": the news after the courtesy is the claim (first, so
+    # the plain courtesy below does not swallow the news).
+    r"^(?P<lead>(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|very\s+)?(?:happy|glad|pleased|"
+    r"delighted|sorry)\s+to\s+(?:confirm|inform you|let you know|report|say|tell you|share)"
+    r")\s+(?:that\s+)?"
+    rf"|^(?P<polite>{_POLITE_CORE})\s*(?:[,;:!.—–-]+\s*(?:but\s+|and\s+)?|,?\s+but\s+)",
+    re.IGNORECASE,
 )
 # "Here are the steps:", "Based on the passages, here is a summary:", "Method 1:".
 _PREAMBLE = re.compile(
@@ -154,6 +160,11 @@ _PREAMBLE = re.compile(
 # "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
 _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_YES_NO = re.compile(r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)\s*[.!]?$", re.IGNORECASE)
+
+
+_NEVER_POLITE = ("action", "commitment", "system_state")
+"""Types a segment keeps even inside courtesy ("Thanks for waiting while I cancelled it")."""
 
 
 def _skip_reason(seg: str) -> SkipReason | None:
@@ -162,7 +173,7 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "formatting"
     if _GREETING.match(stripped):
         return "greeting"
-    if _POLITE.match(stripped):
+    if _POLITE.match(stripped) and claim_type(stripped) not in _NEVER_POLITE:
         return "politeness"
     if stripped.endswith("?"):
         return "question"
@@ -258,12 +269,47 @@ def _protected(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Split text[start:end] at clause boundaries where both sides are clauses."""
+# A predicate that shares the subject of the clause before it ("... and is free for members"):
+# a finite verb right after " and ".
+_PREDICATE_START = re.compile(
+    r"^(?:is|are|was|were|has|have|had|does|did|can|cannot|will|would|should|must|may|"
+    r"takes|costs|offers|includes|provides|serves|features|contains|requires|needs|accepts|"
+    r"allows|opens|closes|ships|arrives|covers|comes|goes|runs|works|sells|gives|gets|makes|"
+    r"uses|returns|receives|pays|charges|lasts|supports|remains|stays|becomes|holds|keeps)\b",
+    re.IGNORECASE,
+)
+_BARE_AND = re.compile(r"\s+and\s+")
+# A clause with a short noun-phrase subject: one to three words, then a finite verb.
+_NOUN_CLAUSE = re.compile(
+    r"^(?:the\s+|a\s+|an\s+|your\s+|our\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s+"
+    r"(?:is|are|was|were|has|have|costs|takes|includes|offers|requires|ships|arrives|"
+    r"remains|stays|will|can|cannot|must|does|did)\b",
+    re.IGNORECASE,
+)
+
+
+def _subject_of(clause: str) -> str | None:
+    """The words of a clause before its first verb ("Express delivery" of "Express delivery
+    takes 1 day"), or None when the clause does not start with a subject."""
+    words = list(_WORD.finditer(clause))
+    for n, m in enumerate(words):
+        w = m.group(0).lower()
+        if w in _VERBS or _PREDICATE_START.match(w):
+            if n == 0:
+                return None
+            return clause[: m.start()].strip(" ,") or None
+    return None
+
+
+def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]]:
+    """Split text[start:end] at clause boundaries where both sides are clauses, at " and "
+    before a predicate sharing the left clause's subject (that part carries the subject), and
+    at " and " before pure politeness ("... and I understand how frustrating this is")."""
     seg = text[start:end]
     protected = _protected(seg)
-    pieces: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int, str | None]] = []
     cur = 0
+    subject: str | None = None
     # A sentence with hundreds of separators is not prose; stop splitting it after
     # _MAX_SPLITS candidates so the clause checks stay linear in its length.
     for m in itertools.islice(_CLAUSE_SPLIT.finditer(seg), _MAX_SPLITS):
@@ -274,16 +320,30 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int]]:
         # keeps "A and B and C" from splitting off a verbless "B".
         nxt = _CLAUSE_SPLIT.search(seg, right_start)
         right = seg[right_start : nxt.start() if nxt else len(seg)]
+        shared: str | None = None
         if m.group(0).strip() == ";":
             ok = _has_verb(left) and _has_verb(right)
         else:
             bare = not m.group(0).lstrip().startswith(",")
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)
+            if not ok and _POLITE.match(right.strip()):
+                ok = _has_verb(left)
+            if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
+                # "... within 30 days and express shipping is free": a new subject and verb.
+                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3
+            if not ok and _BARE_AND.fullmatch(m.group(0)) and _PREDICATE_START.match(right):
+                shared = subject or _subject_of(left)
+                ok = (
+                    shared is not None
+                    and _is_clause(left) | (subject is not None)
+                    and len(_WORD.findall(right)) >= 2
+                )
         if ok:
-            pieces.append((cur, m.start()))
+            pieces.append((cur, m.start(), subject))
             cur = right_start
-    pieces.append((cur, len(seg)))
-    return [(start + a, start + b) for a, b in pieces if seg[a:b].strip()]
+            subject = shared
+    pieces.append((cur, len(seg), subject))
+    return [(start + a, start + b, subj) for a, b, subj in pieces if seg[a:b].strip()]
 
 
 # --- typing ---------------------------------------------------------------------------------
@@ -446,6 +506,7 @@ def extract_claims(text: str) -> ClaimExtraction:
 
     skipped: list[SkippedSegment] = []
     claims: list[Claim] = []
+    pending: int | None = None  # start of a bare "Yes." / "No." waiting for its claim
     for seg_start, seg_end in split_sentences(text):
         code = _code_content(text, seg_start, seg_end)
         if code is not None:
@@ -458,12 +519,23 @@ def extract_claims(text: str) -> ClaimExtraction:
         if _is_heading_line(text, start, end):
             skipped.append(_skipped(text, start, end, "formatting"))
             continue
-        for a, b in _content_parts(text, start, end, skipped):
+        if _YES_NO.match(text[start:end]):
+            # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.
+            pending = start if pending is None else pending
+            continue
+        for a, b, subject in _content_parts(text, start, end, skipped):
             reason = _skip_reason(text[a:b])
             if reason is not None:
                 skipped.append(_skipped(text, a, b, reason))
                 continue
-            claims.append(_claim(text, len(claims), a, b, claim_type(text[a:b])))
+            if pending is not None:
+                a, pending = pending, None
+            statement = f"{subject} {text[a:b]}" if subject else text[a:b]
+            claims.append(_claim(text, len(claims), a, b, claim_type(statement), subject))
+    if pending is not None:
+        # Nothing follows: the bare answer is a claim of its own (about the question).
+        end = pending + len(_YES_NO.match(text[pending:]).group(0))  # type: ignore[union-attr]
+        claims.append(_claim(text, len(claims), pending, end, "fact"))
 
     language = detect_language(text)
     notes = []
@@ -478,33 +550,36 @@ def extract_claims(text: str) -> ClaimExtraction:
 
 def _content_parts(
     text: str, start: int, end: int, skipped: list[SkippedSegment]
-) -> list[tuple[int, int]]:
+) -> list[tuple[int, int, str | None]]:
     """Atomic parts of one segment, after peeling leading politeness off into `skipped`."""
     while True:
         # Matched on a slice: `^` does not anchor at `pos` when matching inside the text.
         m = _POLITE_PREFIX.match(text[start:end])
         if not m or start + m.end() >= end:
             break
-        s, e = _trim(text, start, start + m.end("polite"))
+        s, e = _trim(text, start, start + m.end("polite" if m.group("polite") else "lead"))
         if e > s:
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()
     parts = []
-    for a, b in _atomic(text, start, end):
+    for a, b, subject in _atomic(text, start, end):
         a, b = _trim(text, a, b)
         # A trailing comma or semicolon belongs to the split, not to the claim.
-        while b > a and text[b - 1] in ",;":
+        while b > a and (text[b - 1] in ",;" or text[b - 1].isspace()):
             b -= 1
         if b > a:
-            parts.append((a, b))
+            parts.append((a, b, subject))
     return parts
 
 
-def _claim(text: str, index: int, start: int, end: int, ctype: ClaimType) -> Claim:
+def _claim(
+    text: str, index: int, start: int, end: int, ctype: ClaimType, subject: str | None = None
+) -> Claim:
     return Claim(
         id=f"c{index + 1}",
         text=text[start:end],
         span=Span(start=start, end=end),
         type=ctype,
         severity=SEVERITY[ctype],
+        implicit_subject=subject,
     )

@@ -3,7 +3,9 @@
 Record format (one JSON object per line): `id`, `context` (list of str), `question` (str or
 null), `answer`, `label` ("supported" | "unsupported"), `spans` ([{start, end, type}] into the
 answer), `task`. A record becomes an `AssembledResponse` with the context items as documents
-`ctx-0`, `ctx-1`, ... and the question as the user's input.
+`ctx-0`, `ctx-1`, ... and the question as the user's input. Agent-trace records
+(tests/agent_traces) add `response_context` (documents, tool_results, memory, as in a
+`response` event), `rule` and their own `split` (`calib` / `test`).
 
 Metrics, for the verifier and the baseline alike:
 - answer level: precision, recall and F1 of the *unsupported* class, balanced accuracy; overall
@@ -66,6 +68,12 @@ class Record:
     spans: list[tuple[int, int]]
     task: str
     source: str = ""
+    split: str | None = None
+    """The record's own part (`calib` / `test`), for sets outside the committed split."""
+    rule: str | None = None
+    """The rule an agent-trace record exercises (tests/agent_traces)."""
+    response_context: dict[str, Any] | None = None
+    """Structured context (documents, tool_results, memory) replacing `context` when given."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any], where: str) -> Record:
@@ -80,6 +88,9 @@ class Record:
                 task=str(obj.get("task") or "all"),
                 # Answers about one source document share a cross-validation fold.
                 source=str((obj.get("meta") or {}).get("ragtruth_source_id") or obj["id"]),
+                split=obj.get("split"),
+                rule=obj.get("rule"),
+                response_context=obj.get("response_context"),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(
@@ -88,18 +99,24 @@ class Record:
             ) from exc
 
     def to_response(self) -> AssembledResponse:
+        if self.response_context is not None:
+            context = ResponseContext.model_validate(
+                {"user_input": self.question, **self.response_context}
+            )
+        else:
+            context = ResponseContext(
+                user_input=self.question,
+                documents=[
+                    DocumentItem(source_id=f"ctx-{i}", text=t) for i, t in enumerate(self.context)
+                ],
+            )
         return AssembledResponse(
             response_id=self.id,
             session_id=f"eval-{self.id}"[:256],
             agent_id="eval",
             text=self.answer,
             question=self.question,
-            context=ResponseContext(
-                user_input=self.question,
-                documents=[
-                    DocumentItem(source_id=f"ctx-{i}", text=t) for i, t in enumerate(self.context)
-                ],
-            ),
+            context=context,
             origin="check",
         )
 
@@ -128,9 +145,9 @@ def select_split(records: Sequence[Record], split: str, ids: dict[str, list[str]
         raise ValueError(f"split {split!r} is not one of {', '.join(SPLITS)}")
     if split == "all":
         train = set(ids.get("train", []))
-        return [r for r in records if r.id not in train]
+        return [r for r in records if r.id not in train and r.split != "train"]
     wanted = set(ids.get(split, []))
-    return [r for r in records if r.id in wanted]
+    return [r for r in records if r.id in wanted or r.split == split]
 
 
 # --- metrics --------------------------------------------------------------------------------
@@ -360,7 +377,7 @@ def run_verifier(
     severity: list[Severity] = []
     ctype: list[ClaimType] = []
     has_ev: list[bool] = []
-    forced: list[tuple[ClaimStatus, float] | None] = []
+    forced: list[tuple[ClaimStatus, str] | None] = []
     for start in range(0, len(records), answers_per_batch):
         chunk = records[start : start + answers_per_batch]
         prepared = [verifier.prepare(r.to_response()) for r in chunk]
@@ -389,7 +406,7 @@ def run_verifier(
                 ctype.append(claim.type)
                 has_ev.append(bool(prep.evidence[prep.judged.index(i)]))
                 decided = forced_outcome(verdict.checks)
-                forced.append((decided.status, decided.confidence) if decided else None)
+                forced.append((decided.status, decided.check) if decided else None)
             if progress is not None:
                 progress(1)
     table = ClaimTable(

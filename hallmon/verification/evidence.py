@@ -122,6 +122,8 @@ def collect_sources(response: AssembledResponse) -> list[Source]:
                 source_id=f"tool:{tool.tool}:{tool.call_id}",
                 kind="tool_result",
                 text=tool_result_text(tool),
+                tool=tool.tool,
+                tool_status=tool.status,
             )
         )
     for mem in ctx.memory:

@@ -1,12 +1,15 @@
 """Risk and action of one answer from its claim verdicts.
 
-The reference rule of the seed specification: each claim adds `weight[status] × confidence`
-(contradicted 0.45, not_found 0.25, unclear 0.15, supported 0), the sum is capped at 1, and the
-action is `block` from 0.70, `warn` from 0.35, else `allow`. Here every number of that rule is
-configuration (`RiskConfig`, loaded from the calibration file), and a claim's contribution is
-also scaled by its severity, so that an unsupported promise weighs more than an unsupported
-remark about a restaurant's decor. With the defaults below (all severity multipliers 1.0) the
-rule is exactly the seed's.
+The reference rule of the seed specification: each claim adds `weight[status] ×
+p_unsupported` (contradicted 0.45, not_found 0.25, unclear 0.15, supported 0; `p_unsupported`
+is the claim's calibrated probability of being unsupported, which is its `confidence` for every
+status but `supported`), the sum is capped at 1, and the action is `block` from 0.70, `warn`
+from 0.35, else `allow`. On top of the sum, one floor: a claim `contradicted` or `not_found`
+with confidence at or above `floor_confidence` (0.8) makes the answer at least `warn`, so a
+confident contradiction never sits in an `allow` answer, and neither does a claim that is
+very probably unbacked (an action no tool call backs: 0.25 x 0.95 alone stays below 0.35).
+Every number here is configuration (`RiskConfig`, loaded from the calibration file, which says
+when it moved one: see `RiskConfig.moved`); severity multipliers default to 1.0, as the seed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hallmon.schemas import Action, ClaimVerdict
+from hallmon.schemas import Action, ClaimStatus, ClaimVerdict
 
 
 class StatusWeights(BaseModel):
@@ -44,6 +47,16 @@ class RiskConfig(BaseModel):
     severity: SeverityMultipliers = Field(default_factory=SeverityMultipliers)
     warn: float = Field(0.35, gt=0.0, le=1.0, description="Risk from which the action is warn")
     block: float = Field(0.70, gt=0.0, le=1.0, description="Risk from which the action is block")
+    floor_confidence: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="A claim contradicted or not found with at least this confidence makes the "
+        "answer warn",
+    )
+    floor_statuses: tuple[ClaimStatus, ...] = Field(
+        ("contradicted", "not_found"), description="Statuses the warn floor applies to"
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> RiskConfig:
@@ -54,12 +67,45 @@ class RiskConfig(BaseModel):
             )
         return self
 
+    def moved(self) -> str | None:
+        """What this config changes of the seed's rule, or None when it is the seed's rule
+        (reported in a verdict's `model_versions["risk"]`)."""
+        seed = RiskConfig()
+        changed = [
+            f"{name}={getattr(self, name)}"
+            for name in ("warn", "block", "floor_confidence")
+            if getattr(self, name) != getattr(seed, name)
+        ]
+        if self.weights != seed.weights:
+            changed.append(f"weights={self.weights.model_dump()}")
+        if self.severity != seed.severity:
+            changed.append(f"severity={self.severity.model_dump()}")
+        if self.floor_statuses != seed.floor_statuses:
+            changed.append(f"floor_statuses={list(self.floor_statuses)}")
+        return ", ".join(changed) or None
+
+
+def p_unsupported(verdict: ClaimVerdict) -> float:
+    """The claim's calibrated probability of being unsupported.
+
+    Verdicts built before `p_unsupported` existed carry only `confidence`; for them it is read
+    back from the status (confidence is P(supported) for `supported`, P(unsupported) else).
+    """
+    if verdict.p_unsupported is not None:
+        return verdict.p_unsupported
+    return 1.0 - verdict.confidence if verdict.status == "supported" else verdict.confidence
+
 
 def claim_risk(verdict: ClaimVerdict, config: RiskConfig) -> float:
     """What one claim adds to the answer's risk."""
     weight: float = getattr(config.weights, verdict.status)
     multiplier: float = getattr(config.severity, verdict.claim.severity)
-    return weight * multiplier * verdict.confidence
+    return weight * multiplier * p_unsupported(verdict)
+
+
+def floor_applies(verdict: ClaimVerdict, config: RiskConfig) -> bool:
+    """Whether this claim alone makes the answer at least `warn`."""
+    return verdict.status in config.floor_statuses and verdict.confidence >= config.floor_confidence
 
 
 def answer_risk(verdicts: Sequence[ClaimVerdict], config: RiskConfig) -> float:
@@ -75,7 +121,15 @@ def action_for(risk: float, config: RiskConfig) -> Action:
     return "allow"
 
 
+def action_of(risk: float, verdicts: Sequence[ClaimVerdict], config: RiskConfig) -> Action:
+    """The action for `risk`, raised to `warn` when a claim's floor applies."""
+    action = action_for(risk, config)
+    if action == "allow" and any(floor_applies(v, config) for v in verdicts):
+        return "warn"
+    return action
+
+
 def assess(verdicts: Sequence[ClaimVerdict], config: RiskConfig) -> tuple[float, Action]:
     """Risk and action of one answer."""
     risk = answer_risk(verdicts, config)
-    return risk, action_for(risk, config)
+    return risk, action_of(risk, verdicts, config)

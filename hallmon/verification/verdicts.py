@@ -2,11 +2,13 @@
 
 Order of precedence:
 1. A failed deterministic check decides (NLI models are weak exactly where these checks are
-   strong: numbers, verbatim quotes, tool results). See `_from_checks`.
-2. Otherwise a small calibrated combiner (`calibration.Combiner`, a logistic regression fitted
-   on the calib split) turns the claim's features into P(unsupported); per-type thresholds from
-   the calibration file map it to `supported` / `unclear` / `not_found`, and to `contradicted`
-   when the model's contradiction on some passage dominates.
+   strong: numbers, verbatim quotes, tool results), and so does a passed structural one (a
+   matching successful tool call). See `forced_outcome`; P(unsupported) is then the check's
+   calibrated probability.
+2. Otherwise P(unsupported) comes from a calibrated combiner: where the NLI model is confident
+   (`calibration.NLIGate`) from the NLI scores alone, elsewhere from all features, monotone in
+   the NLI scores; per-type thresholds map it to `supported` / `unclear` / `not_found`, and to
+   `contradicted` when the model's contradiction on some passage dominates.
 3. An answer whose language is not English is never judged `supported`: the model is
    English-only, so a claim it would have supported is `unclear` instead.
 
@@ -155,37 +157,50 @@ def select(features: npt.NDArray[np.float64], names: Sequence[str]) -> npt.NDArr
 # --- deterministic checks decide first ------------------------------------------------------
 
 # Phrases of the checks' details (checks.py) saying the context states something else.
-_DIFFERENT = re.compile(r"differ|mismatch|contradict|instead|conflict|but the evidence says", re.I)
-_TOOL_FAILED = re.compile(r"returned status (?!ok\b)", re.I)
+_DIFFERENT = re.compile(
+    r"differ|mismatch|contradict|instead|conflict|but the evidence says|says otherwise", re.I
+)
+_TOOL_FAILED = re.compile(r"returned status (?!ok\b)|says otherwise", re.I)
+
+DECISIVE_PASSES = ("action", "tool_fact")
+"""Checks whose pass backs a claim outright: a structurally matching, successful tool call.
+NLI over a policy passage must not overrule what the tool result shows."""
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
     status: ClaimStatus
-    confidence: float
+    check: str
     reason: str
 
 
 def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
-    """The verdict a failed check forces, or None when no check failed.
+    """The verdict a deterministic check forces, or None when none decides.
 
-    The check's `detail` says whether the context states something different (contradicted)
-    or nothing at all (not_found).
+    A failed check decides first; its `detail` says whether the context states something
+    different (contradicted) or nothing at all (not_found). Otherwise a passed structural
+    check (`DECISIVE_PASSES`) makes the claim supported.
     """
     failed = [c for c in checks if c.passed is False]
     if not failed:
+        passed = [c for c in checks if c.passed is True and c.name in DECISIVE_PASSES]
+        if passed:
+            return CheckOutcome(
+                "supported", passed[0].name, f"{passed[0].name}: {passed[0].detail}"
+            )
         return None
-    order = ("action", "citation", "quote", "number", "record", "system_state", "commitment")
+    order = (
+        "action", "tool_fact", "citation", "quote", "number", "record", "system_state",
+        "commitment", "negation",
+    )  # fmt: skip
     failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
     check = failed[0]
-    if check.name == "action":
-        if _TOOL_FAILED.search(check.detail):
-            return CheckOutcome("contradicted", 0.95, f"action check: {check.detail}")
-        return CheckOutcome("not_found", 0.95, f"action check: {check.detail}")
-    different = bool(_DIFFERENT.search(check.detail))
-    confidence = {"citation": 0.9, "quote": 0.9, "number": 0.85}.get(check.name, 0.8)
+    if check.name in ("action", "tool_fact"):
+        different = bool(_TOOL_FAILED.search(check.detail) or _DIFFERENT.search(check.detail))
+    else:
+        different = bool(_DIFFERENT.search(check.detail))
     status: ClaimStatus = "contradicted" if different else "not_found"
-    return CheckOutcome(status, confidence, f"{check.name} check: {check.detail}")
+    return CheckOutcome(status, check.name, f"{check.name} check: {check.detail}")
 
 
 # --- the verdict ----------------------------------------------------------------------------
@@ -200,42 +215,53 @@ def judge(
     *,
     english: bool = True,
 ) -> ClaimVerdict:
-    """The verdict on one claim. `features` is its `FEATURES` vector."""
+    """The verdict on one claim. `features` is its `FEATURES` vector.
+
+    `p_unsupported` comes from the deciding check's calibrated probability, else from the
+    combiner (the NLI-only one where the model is confident); the status follows from it and
+    the NLI label (`calibration.decide`); `confidence` is the probability of that status.
+    """
     ranked = sorted(evidence, key=lambda e: e.nli.entailment if e.nli else 0.0, reverse=True)
-    forced = forced_outcome(checks)
-    if forced is not None:
-        return ClaimVerdict(
-            claim=claim,
-            status=forced.status,
-            confidence=forced.confidence,
-            evidence=ranked,
-            checks=checks,
-            reason=forced.reason,
-        )
-    combiner = config.active_combiner
-    p = float(combiner.probability(select(features[None, :], combiner.features))[0])
     ent_max = float(features[FEATURES.index("ent_max")])
     con_max = float(features[FEATURES.index("con_max")])
-    status, confidence = decide(
-        p, ent_max, con_max, bool(ranked), config.verdict.for_type(claim.type)
-    )
-    if not ranked:
-        reason = "no passage of the context matches"
-    elif status == "contradicted":
-        reason = f"the context contradicts it (contradiction {con_max:.2f})"
-    elif status == "not_found":
-        reason = f"no passage supports it (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
-    elif status == "unclear":
-        reason = f"weak support (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
+    forced = forced_outcome(checks)
+    if forced is not None:
+        p = config.check_probability((forced.status, forced.check))
+        status = forced.status
+        reason = forced.reason
+        if status != "supported" and p < config.verdict.for_type(claim.type).flag:
+            # The check's failures are unsupported less often than the flag threshold: the
+            # label follows the probability, and the model's support cannot overrule it.
+            status = "unclear"
     else:
-        reason = f"supported by {ranked[0].source_id} (entailment {ent_max:.2f})"
+        combiner = config.combiner_for(ent_max, con_max)
+        p = float(combiner.probability(select(features[None, :], combiner.features))[0])
+        status, _ = decide(p, ent_max, con_max, bool(ranked), config.verdict.for_type(claim.type))
+        gated = " (NLI-decided)" if combiner is config.nli_combiner else ""
+        if not ranked:
+            reason = "no passage of the context matches"
+        elif status == "contradicted":
+            reason = f"the context contradicts it (contradiction {con_max:.2f}){gated}"
+        elif status == "not_found":
+            reason = (
+                f"no passage supports it (best entailment {ent_max:.2f}, P(unsupported) {p:.2f})"
+            )
+        elif status == "unclear":
+            reason = (
+                f"weak support (best entailment {ent_max:.2f}, contradiction {con_max:.2f}, "
+                f"P(unsupported) {p:.2f})"
+            )
+        else:
+            reason = f"supported by {ranked[0].source_id} (entailment {ent_max:.2f}){gated}"
     if not english and status == "supported":
-        status, confidence = "unclear", 0.5
+        status = "unclear"
         reason = "not judged: the NLI model is English-only and the answer is not in English"
+    p = round(min(1.0, max(0.0, p)), 4)
     return ClaimVerdict(
         claim=claim,
         status=status,
-        confidence=round(min(1.0, max(0.0, confidence)), 4),
+        confidence=round(1.0 - p, 4) if status == "supported" else p,
+        p_unsupported=p,
         evidence=ranked,
         checks=checks,
         reason=reason,

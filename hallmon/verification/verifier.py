@@ -31,6 +31,7 @@ rest are `unclear` with confidence 0 and a note says how many, so time stays bou
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import traceback
@@ -67,8 +68,10 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
+from hallmon.verification.negation import check_negation
 from hallmon.verification.records import record_facts
-from hallmon.verification.risk import RiskConfig, action_for, assess
+from hallmon.verification.risk import RiskConfig, action_of, answer_risk
+from hallmon.verification.tools import ground_in_tools, tool_calls
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -163,15 +166,22 @@ def _error_text(exc: BaseException, stage: str) -> str:
     return f"{stage} failed: {type(exc).__name__}: {exc}{at}"
 
 
+# A leading "Yes." or "As I mentioned," carries nothing to check and confuses the model.
+_LEAD_IN = re.compile(
+    r"^(?:yes|no)[.!,]\s+|^(?:as (?:i|we) (?:mentioned|said)|like i said)(?: earlier| before)?,\s*",
+    re.IGNORECASE,
+)
 # Starts only where a whitespace run starts: linear on long runs of spaces.
 _CITATION_MARK = re.compile(r"(?<!\s)\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
 def _hypothesis(claim: Claim) -> str:
-    """The claim as the model should read it: markdown emphasis, code ticks and citation
-    markers removed ("[doc-9]" reads as a contradiction to the model; the citation check
-    judges the marker itself)."""
-    text = _CITATION_MARK.sub("", claim.text)
+    """The claim as the model should read it: a whole statement (with its implicit subject,
+    without a leading "Yes."), markdown emphasis, code ticks and citation markers removed
+    ("[doc-9]" reads as a contradiction to the model; the citation check judges the marker
+    itself)."""
+    text = _CITATION_MARK.sub("", claim.statement)
+    text = _LEAD_IN.sub("", text)
     return text.replace("**", "").replace("__", "").replace("`", "").strip()
 
 
@@ -201,6 +211,9 @@ class Verifier:
 
     def model_versions(self) -> dict[str, str]:
         versions = {"claims": CLAIMS_VERSION, "calibration": self.calibration_sha}
+        moved = self.risk_config.moved()
+        seed = f"warn {RiskConfig().warn}, block {RiskConfig().block}"
+        versions["risk"] = f"calibrated: {moved} (seed {seed})" if moved else f"seed: {seed}"
         versions["nli"] = self.model.version if self.model is not None else "none"
         return versions
 
@@ -231,19 +244,21 @@ class Verifier:
                 prepared.profile = ContextProfile.of([s.text for s in prepared.sources])
                 for i in prepared.judged:
                     claim = prepared.claims[i]
-                    found = index.top_k(claim.text, self.top_k)
+                    found = index.top_k(claim.statement, self.top_k)
                     prepared.evidence.append(found)
-                    prepared.lexical.append(index.lexical_support(claim.text))
+                    prepared.lexical.append(index.lexical_support(claim.statement))
             stage = "checks"
             with _timed(prepared.stage_ms, "checks"):
                 facts = record_facts(response)
+                calls = tool_calls(response.context.tool_results)
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
-                    prepared.checks.append(
-                        run_checks(
-                            claim, prepared.evidence[n], prepared.sources, response.text, facts
-                        )
+                    checks = run_checks(
+                        claim, prepared.evidence[n], prepared.sources, response.text, facts
                     )
+                    checks = ground_in_tools(claim, checks, calls, prepared.sources)
+                    negation = check_negation(claim.statement, prepared.sources)
+                    prepared.checks.append([*checks, negation] if negation else checks)
             for n, i in enumerate(prepared.judged):
                 hypothesis = _hypothesis(prepared.claims[i])
                 for j, ev in enumerate(prepared.evidence[n]):
@@ -328,7 +343,9 @@ class Verifier:
         with _timed(prepared.stage_ms, "checks"):
             for i in prepared.judged:
                 claim = prepared.claims[i]
-                checks = run_checks(claim, [], [], prepared.response.text)
+                checks = ground_in_tools(
+                    claim, run_checks(claim, [], [], prepared.response.text), [], []
+                )
                 verdict = judge(
                     claim, [], checks, np.zeros(len(FEATURES)), self.calibration, english=True
                 )
@@ -403,14 +420,19 @@ class Verifier:
     ) -> MonitorResult:
         extraction = prepared.extraction
         verdicts = self._with_unjudged(prepared, judged)
-        risk, action = assess(verdicts, self.risk_config)
+        risk = answer_risk(verdicts, self.risk_config)
         notes = [*(extraction.notes if extraction else []), *prepared.notes]
         language = None
         if extraction is not None and not extraction.is_english:
             language = extraction.language
-            if verdicts and action == "allow":
-                # Never clean: the model could not read the answer.
-                risk, action = max(risk, self.risk_config.warn), "warn"
+            if verdicts:
+                # Never clean: the model could not read the answer (rounded up, so the
+                # published risk itself reaches warn).
+                risk = max(risk, math.ceil(self.risk_config.warn * 1e4) / 1e4)
+        # The action follows from the risk as published (4 decimals), so a consumer that
+        # recomputes it from the verdict gets the same answer.
+        risk = round(risk, 4)
+        action = action_of(risk, verdicts, self.risk_config)
         if not prepared.response.complete:
             state, reason = "unavailable", "stream_incomplete"
             notes.append(
@@ -428,8 +450,8 @@ class Verifier:
             holes = _ranges(prepared.response.missing_seqs)
             state, reason = "unavailable", "stream_incomplete"
             weight = self.risk_config.weights.unclear * self.risk_config.severity.medium
-            risk = min(1.0, risk + weight * len(holes))
-            action = action_for(risk, self.risk_config)
+            risk = round(min(1.0, risk + weight * len(holes)), 4)
+            action = action_of(risk, verdicts, self.risk_config)
             notes.append(
                 f"chunk(s) {', '.join(holes)} of the stream never arrived: the text in "
                 f"{len(holes)} hole(s) was not checked"
@@ -437,7 +459,7 @@ class Verifier:
         return MonitorResult(
             state=state,
             unavailable_reason=reason,
-            risk=round(risk, 4),
+            risk=risk,
             action=action,
             claims=verdicts,
             skipped=extraction.skipped if extraction else [],

@@ -1,8 +1,11 @@
-"""Regression gate: the shipped model + committed calibration on a frozen test sample.
+"""Regression gate: the shipped model + committed calibration on frozen calib samples.
 
-100 ids from the `test` split (tests/regression/gate_ids.json, never trained or calibrated on)
-are verified end to end; the answer-level F1 of the unsupported class may not fall below the
-committed baseline (tests/regression/gate_baseline.json) minus `TOLERANCE`.
+100 ids from the `calib` split (tests/regression/gate_ids.json; the `test` split is for
+reporting only, so nothing is ever tuned against it, not even a gate) and the `calib` part of
+the agent-trace set (tests/agent_traces) are verified end to end; the answer-level F1 of the
+unsupported class, and the agent-trace accuracy, may not fall below the committed baseline
+(tests/regression/gate_baseline.json) minus `TOLERANCE`. Every verdict must also be
+self-consistent (`hallmon.verification.consistency`).
 
 Until the shipped model exists the gate cannot run: under CI=true it FAILS saying it is waiting
 for the shipped model (a skipped gate would read as a passed one); on a developer's machine it
@@ -24,9 +27,14 @@ from typing import Any, NoReturn
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DEV = REPO.parent / "shared" / "data" / "dev" / "ragtruth_dev.jsonl"
+# Beside the repository in CI; HALLMON_RAGTRUTH_DEV points elsewhere (a git worktree).
+DEV = Path(
+    os.environ.get("HALLMON_RAGTRUTH_DEV")
+    or REPO.parent / "shared" / "data" / "dev" / "ragtruth_dev.jsonl"
+)
 GATE_IDS = REPO / "tests" / "regression" / "gate_ids.json"
 BASELINE = REPO / "tests" / "regression" / "gate_baseline.json"
+AGENT_TRACES = REPO / "tests" / "agent_traces" / "agent_traces.jsonl"
 TOLERANCE = 0.03
 
 pytestmark = pytest.mark.model
@@ -46,6 +54,7 @@ def run_gate() -> dict[str, Any]:
     """Verify the gate sample; the figures as a dict (also what --write-baseline stores)."""
     from hallmon.onnx_models.runtime import default_model_dir
 
+    from hallmon.verification.consistency import violations
     from hallmon.verification.eval import load_records, report, run_verifier, verifier_prediction
     from hallmon.verification.verifier import Verifier, load_model
 
@@ -65,7 +74,21 @@ def run_gate() -> dict[str, Any]:
         for r, res in zip(records, run.results, strict=True)
     ]
     rep = report("hallmon", records, preds)
+    agent = [r for r in load_records(AGENT_TRACES) if r.split == "calib"]
+    agent_run = run_verifier(agent, verifier)
+    agent_right = sum(
+        (res.action in ("warn", "block")) == r.unsupported
+        for r, res in zip(agent, agent_run.results, strict=True)
+    )
+    inconsistent = [
+        f"{r.id}: {found}"
+        for r, res in zip([*records, *agent], [*run.results, *agent_run.results], strict=True)
+        if (found := violations(res, verifier.risk_config))
+    ]
     return {
+        "agent_accuracy": round(agent_right / len(agent), 4),
+        "agent_n": len(agent),
+        "inconsistent": inconsistent,
         "f1": round(rep.overall.f1, 4),
         "precision": round(rep.overall.precision, 4),
         "recall": round(rep.overall.recall, 4),
@@ -119,6 +142,13 @@ def test_gate_f1_does_not_regress() -> None:
     assert figures["f1"] >= floor, (
         f"answer-level F1 on the gate sample fell to {figures['f1']:.4f}, below the committed "
         f"baseline {baseline['f1']:.4f} - {TOLERANCE}; figures: {figures}; baseline: {baseline}"
+    )
+    assert figures["agent_accuracy"] >= baseline["agent_accuracy"] - TOLERANCE, (
+        f"agent-trace accuracy (calib part) fell to {figures['agent_accuracy']:.4f}, below the "
+        f"committed {baseline['agent_accuracy']:.4f} - {TOLERANCE}"
+    )
+    assert figures["inconsistent"] == [], "self-inconsistent verdicts: " + "; ".join(
+        figures["inconsistent"][:5]
     )
 
 

@@ -319,3 +319,19 @@ def test_non_english_claims_do_not_crash() -> None:
         assert all(isinstance(r, CheckResult) for r in results)
     ja = by_name(run_checks(claim("返品は15日以内です。"), [], sources, ""))
     assert ja["number"].passed is False
+
+
+def test_a_citation_marker_is_not_a_number_to_check() -> None:
+    from hallmon.schemas import Claim, Source, Span
+
+    from hallmon.verification.checks import run_checks
+
+    text = "According to [2], returns are accepted within 30 days."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    sources = [
+        Source(source_id="a", kind="document", text="Shipping is free."),
+        Source(source_id="b", kind="document", text="Returns are accepted within 30 days."),
+    ]
+    checks = {c.name: c for c in run_checks(claim, [], sources, text)}
+    assert checks["number"].passed is True
+    assert checks["citation"].passed is True

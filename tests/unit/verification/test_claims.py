@@ -189,3 +189,48 @@ def test_spans_always_point_at_the_claim_text(answer: str) -> None:
         assert claim.text.strip() == claim.text
     for seg in result.skipped:
         assert answer[seg.span.start : seg.span.end] == seg.text
+
+
+def test_politeness_after_and_is_skipped_whole() -> None:
+    for tail in ("and I understand how frustrating this must be.", "and thank you for waiting."):
+        result = extract_claims(f"Refunds go back within 5 business days {tail}")
+        assert [c.text for c in result.claims] == ["Refunds go back within 5 business days"]
+        assert [s.reason for s in result.skipped] == ["politeness"]
+
+
+def test_a_bare_yes_is_folded_into_the_claim_after_it() -> None:
+    text = "Yes. Unworn shoes can be returned within 30 days."
+    result = extract_claims(text)
+    assert len(result.claims) == 1
+    assert result.claims[0].span.start == 0 and result.claims[0].text == text
+    assert extract_claims("No.").claims[0].text == "No."
+
+
+def test_coordinated_predicates_are_two_claims_with_a_shared_subject() -> None:
+    text = "Express delivery takes 1 business day and is free for members."
+    first, second = extract_claims(text).claims
+    assert first.text == "Express delivery takes 1 business day"
+    assert second.text == "is free for members."
+    assert text[second.span.start : second.span.end] == second.text
+    assert second.implicit_subject == "Express delivery"
+    assert second.statement == "Express delivery is free for members."
+    # Not a predicate: nothing to split.
+    assert len(extract_claims("He was born in 1990 and raised in Ohio.").claims) == 1
+
+
+def test_news_after_a_courtesy_is_a_claim() -> None:
+    result = extract_claims("I'm happy to confirm that your refund has been approved.")
+    assert [c.text for c in result.claims] == ["your refund has been approved."]
+    assert [s.reason for s in result.skipped] == ["politeness"]
+    waited = extract_claims("Thank you for your patience while I escalated your ticket.")
+    assert [c.type for c in waited.claims] == ["action"]
+    assert extract_claims("I'm happy to help you with that.").claims == []
+
+
+def test_a_second_clause_with_its_own_subject_after_a_bare_and_is_split() -> None:
+    text = "Returns are accepted within 30 days and express shipping is free."
+    assert [c.text for c in extract_claims(text).claims] == [
+        "Returns are accepted within 30 days",
+        "express shipping is free.",
+    ]
+    assert [s.reason for s in extract_claims("Good news! It shipped.").skipped] == ["politeness"]

@@ -152,6 +152,9 @@ def test_run_verifier_and_fit_calibration_round_trip(tmp_path: Path) -> None:
     config, report = fit_calibration(table, CalibrationConfig(), l2_grid=(1.0,), folds=3)
     assert config.combiner is not None
     assert report["cv_answer_f1"] == 1.0
+    assert 0.0 <= report["ece_out_of_fold"] <= 1.0
+    assert sum(row["claims"] for row in report["reliability_out_of_fold"]) == len(table.y)
+    assert config.verdict.default.flag >= 0.5 and config.verdict.default.unclear <= 0.5
     path = save_calibration(config, tmp_path / "calibration.json")
     loaded, sha = load_calibration(path)
     assert loaded == config
@@ -160,3 +163,38 @@ def test_run_verifier_and_fit_calibration_round_trip(tmp_path: Path) -> None:
 
 def _probe(x: npt.NDArray[np.float64]) -> None:  # keeps numpy.typing imported for mypy
     assert x.ndim == 2
+
+
+def test_agent_trace_records_carry_their_context_and_split() -> None:
+    row = {
+        "id": "agent-1",
+        "question": "Where is my order?",
+        "answer": "Your order A-1042 has shipped.",
+        "label": "supported",
+        "spans": [],
+        "context": [],
+        "task": "agent",
+        "rule": "tool_fact_status",
+        "split": "test",
+        "response_context": {
+            "tool_results": [
+                {"tool": "orders.lookup", "call_id": "c1", "status": "error", "output": "x"}
+            ]
+        },
+    }
+    rec = Record.from_json(row, "here")
+    response = rec.to_response()
+    assert response.context.tool_results[0].status == "error"
+    assert response.context.user_input == "Where is my order?"
+    assert select_split([rec], "test", {}) == [rec]
+    assert select_split([rec], "calib", {}) == []
+    assert select_split([rec], "all", {"train": []}) == [rec]
+
+
+def test_the_committed_agent_traces_are_balanced_and_labelled_by_rule() -> None:
+    path = Path(__file__).resolve().parents[2] / "agent_traces" / "agent_traces.jsonl"
+    records = load_records(path)
+    assert len(records) >= 150
+    assert abs(sum(r.unsupported for r in records) - len(records) / 2) <= 1
+    assert all(r.rule and r.split in ("calib", "test") for r in records)
+    assert all(bool(r.spans) == r.unsupported for r in records)

@@ -9,6 +9,7 @@ from hallmon.schemas import CheckResult, Claim, ClaimType, Evidence, NLIScores, 
 from hallmon.verification.calibration import (
     CalibrationConfig,
     Combiner,
+    NLIGate,
     TypeThresholds,
     VerdictConfig,
     decide,
@@ -79,7 +80,7 @@ def test_failed_tool_contradicts_and_missing_tool_is_not_found() -> None:
     out_failed, out_missing = forced_outcome([failed]), forced_outcome([missing])
     assert out_failed is not None and out_failed.status == "contradicted"
     assert out_missing is not None and out_missing.status == "not_found"
-    assert out_missing.confidence >= 0.9
+    assert CalibrationConfig().check_probability((out_missing.status, out_missing.check)) >= 0.9
 
 
 def test_passed_and_inapplicable_checks_decide_nothing() -> None:
@@ -119,19 +120,57 @@ def test_thresholds_map_probability_to_status(ent: float, con: float, status: st
 
 def test_per_type_thresholds_override_the_default() -> None:
     thresholds = VerdictConfig(
-        default=TypeThresholds(flag=0.9, unclear=0.9),
-        per_type={"number": TypeThresholds(flag=0.1, unclear=0.1)},
+        default=TypeThresholds(flag=0.9, unclear=0.5),
+        per_type={"number": TypeThresholds(flag=0.5, unclear=0.5)},
     )
-    assert thresholds.for_type("number").flag == 0.1
+    assert thresholds.for_type("number").flag == 0.5
     assert thresholds.for_type("fact").flag == 0.9
-    assert decide(0.5, 0.4, 0.1, True, thresholds.for_type("number")) == ("not_found", 0.5)
-    assert decide(0.5, 0.4, 0.1, True, thresholds.for_type("fact")) == ("supported", 0.5)
+    assert decide(0.6, 0.4, 0.1, True, thresholds.for_type("number")) == ("not_found", 0.6)
+    assert decide(0.4, 0.4, 0.1, True, thresholds.for_type("fact")) == ("supported", 0.6)
 
 
-def test_no_evidence_is_not_found() -> None:
+def test_a_flag_below_one_half_is_refused() -> None:
+    # contradicted / not_found must mean "more likely unsupported than not".
+    with pytest.raises(ValueError, match="flag"):
+        TypeThresholds(flag=0.3, unclear=0.1)
+
+
+def test_no_evidence_is_never_supported() -> None:
     status, confidence = decide(0.1, 0.0, 0.0, False, TypeThresholds())
-    assert status == "not_found"
-    assert confidence >= 0.8
+    assert status == "unclear"
+    assert confidence == 0.1
+
+
+def test_nli_contradiction_is_never_outvoted_into_support() -> None:
+    # Word overlap may push P(unsupported) down; the model's contradiction label still stands.
+    status, _ = decide(0.02, 0.1, 0.95, True, TypeThresholds())
+    assert status == "unclear"
+    assert decide(0.7, 0.1, 0.8, True, TypeThresholds())[0] == "contradicted"
+    # A moderate contradiction the calibrated probability discounts does not block support.
+    assert decide(0.02, 0.7, 0.8, True, TypeThresholds())[0] == "supported"
+
+
+def test_confidence_is_the_probability_of_the_stated_label() -> None:
+    for p in (0.01, 0.3, 0.45, 0.55, 0.99):
+        status, confidence = decide(p, 0.5, 0.1, True, TypeThresholds())
+        assert confidence == pytest.approx(1 - p if status == "supported" else p)
+
+
+def test_inside_the_nli_gate_only_the_nli_combiner_speaks() -> None:
+    overlap_lover = Combiner(  # strong word overlap says "supported" whatever the model says
+        features=["lex_max"], weights=[-20.0], bias=10.0, mean=[0.0], scale=[1.0]
+    )
+    nli_only = Combiner(
+        features=["ent_max", "con_max"], weights=[-6.0, 6.0], bias=0.0, mean=[0.0, 0.0],
+        scale=[1.0, 1.0],
+    )  # fmt: skip
+    config = CalibrationConfig(combiner=overlap_lover, nli_combiner=nli_only)
+    c = claim("Shoes with manufacturing defects are not covered by any warranty.")
+    premise = "All shoes carry a 2-year warranty against manufacturing defects."
+    evs = [evidence(premise, ent=0.01, con=0.97)]
+    verdict = judge(c, evs, [], features_of(c, evs, premise, lexical=1.0), config)
+    assert verdict.status == "contradicted"
+    assert verdict.p_unsupported is not None and verdict.p_unsupported > 0.9
 
 
 def test_non_english_claims_are_unclear_at_best() -> None:
@@ -160,3 +199,10 @@ def test_calibration_rejects_unknown_features_with_the_fix() -> None:
     evs = [evidence(c.text, ent=0.9)]
     with pytest.raises(ValueError, match="hallmon calibrate"):
         judge(c, evs, [], features_of(c, evs, c.text), config)
+
+
+def test_the_nli_gate_can_be_switched_off_for_ablations() -> None:
+    assert NLIGate().confident(0.95, 0.01)
+    assert NLIGate().confident(0.01, 0.95)
+    assert not NLIGate().confident(0.6, 0.5)
+    assert not NLIGate(enabled=False).confident(0.95, 0.01)

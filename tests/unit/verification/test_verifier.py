@@ -263,7 +263,7 @@ def test_two_phases_give_the_same_result_as_verify(verifier: Verifier) -> None:
 
 def test_result_names_versions_and_context_size(verifier: Verifier) -> None:
     result = verifier.verify(response(POLICY))
-    assert set(result.model_versions) == {"nli", "claims", "calibration"}
+    assert set(result.model_versions) == {"nli", "claims", "calibration", "risk"}
     assert result.model_versions["nli"] == "fake-nli@1"
     assert result.context_items == 1
     assert result.context_size_tokens > 0
@@ -272,7 +272,10 @@ def test_result_names_versions_and_context_size(verifier: Verifier) -> None:
 
 def test_explicit_calibration_thresholds_change_the_verdict() -> None:
     strict = CalibrationConfig.model_validate(
-        {"verdict": {"default": {"flag": 0.0, "unclear": 0.0}}}
+        {
+            "combiner": {"features": [], "weights": [], "bias": 9.0, "mean": [], "scale": []},
+            "verdict": {"default": {"flag": 0.5, "unclear": 0.0}},
+        }
     )
     result = Verifier(WordOverlapNLI(), strict, calibration_sha="strict").verify(response(POLICY))
     assert result.claims[0].status == "not_found"

@@ -1,0 +1,100 @@
+"""A claim that negates what a source sentence affirms, word for word.
+
+"Defects on your headphones are not covered by any warranty" against "Every headphones carries
+a 2-year warranty against defects": the claim's content words are (nearly) all in one source
+sentence, the claim is negated and that sentence is not. Small NLI models read such pairs as
+contradiction only some of the time; word overlap reads them as support. The check fails them,
+and the calibration file says how often such a flip is really unsupported (`checks.negation`):
+where that is below the flag threshold the claim is `unclear`, never `supported`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from hallmon.schemas import CheckResult, Source
+from hallmon.verification.sentences import split_sentences
+from hallmon.verification.text import content_tokens
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n['’]t\b|\bnot?\s+longer\b", re.I
+)
+# "Not accepted after 30 days" says the same as "accepted within 30 days": a negation over the
+# outside of a limit the source states from the inside is no contradiction.
+_OUTSIDE = re.compile(
+    r"\b(?:after|beyond|outside|later than|more than|over|past|exceed\w*)\b", re.I
+)
+_INSIDE = re.compile(r"\b(?:within|before|up to|until|less than|under|at most|no later)\b", re.I)
+# "Express shipping is free" against "Express shipping costs 12 EUR": free is the negation of a
+# stated price.
+_FREE = re.compile(
+    r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:extra\s+)?(?:cost|charge|fee)|"
+    r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|complimentary)\b",
+    re.I,
+)
+_PRICED = re.compile(
+    r"\b(?:costs?|fee|charged?|price[sd]?)\b[^.;!?]{0,30}?\d|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b",
+    re.I,
+)
+_FREE_WORDS = frozenset({"free", "cost", "charge", "fee", "complimentary", "extra"})
+COVERAGE = 0.75
+"""Share of the claim's content words one source sentence must hold."""
+MAX_SENTENCES = 2000
+"""Source sentences looked at per claim (a bound on work for huge contexts)."""
+
+
+@lru_cache(maxsize=256)
+def _sentences(text: str) -> tuple[str, ...]:
+    """A source's sentences, cached: every negated claim of an answer reads the same sources."""
+    return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
+
+
+def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """Fails when the claim is negated and a source sentence with (nearly) all its content
+    words is not; None when the claim is not negated or no sentence covers it."""
+    # "free" claims a price of zero; "not free" agrees with any price.
+    free = bool(_FREE.search(claim_text)) and not _NEGATION.search(claim_text)
+    if not free and not _NEGATION.search(claim_text):
+        return None
+    words = content_tokens(claim_text) - (_FREE_WORDS if free else frozenset())
+    if len(words) < 2:
+        return None
+    seen = 0
+    for source in sources:
+        if source.kind == "user_input":
+            continue
+        for sentence in _sentences(source.text):
+            seen += 1
+            if seen > MAX_SENTENCES:
+                return None
+            covered = len(words & content_tokens(sentence)) / len(words)
+            if (
+                free
+                and covered >= COVERAGE
+                and _PRICED.search(sentence)
+                and not _FREE.search(sentence)
+            ):
+                shown = " ".join(sentence.split())[:90]
+                return CheckResult(
+                    name="negation",
+                    passed=False,
+                    detail=f"the claim says free but {source.source_id} states a price: “{shown}” "
+                    "(contradicts it)",
+                )
+            if free:
+                continue
+            if covered >= COVERAGE:
+                if _NEGATION.search(sentence):
+                    return None  # the source says it negatively too
+                if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
+                    return None  # the negated outside of the source's limit
+                shown = " ".join(sentence.split())[:90]
+                return CheckResult(
+                    name="negation",
+                    passed=False,
+                    detail=f"the claim negates what {source.source_id} states: “{shown}” "
+                    "(contradicts it)",
+                )
+    return None

@@ -1,0 +1,491 @@
+"""Agent grounding: tool results as structured evidence, compared field by field.
+
+An agent's tool calls arrive as `ToolResultItem`s (tool, call id, status, arguments, output).
+Rendering them to text for the NLI model loses what matters most, so these checks read the
+structure itself:
+
+- `check_action`: "I have cancelled / refunded / sent / upgraded / booked ..." is backed only by
+  a call whose tool names the same kind of action, whose `status` field is `ok`, and whose
+  arguments or output hold the claim's identifiers, amounts (with currency) and dates. A failed,
+  timed-out or cancelled call, or an ok call for another id, amount or date, contradicts the
+  claim; no such call at all leaves it unbacked.
+- `check_tool_facts`: a claim about an entity a tool returned (an order id it names, or "your
+  order" when one lookup was made) is compared with that output field by field: status words,
+  carriers, amounts, dates.
+- `check_exception`: a commitment or exception (waive a fee, a free upgrade, a longer window,
+  "we will make an exception") is backed only when a policy passage or a tool result grants it
+  with the same kind of word.
+
+`ground_in_tools` applies them to one claim and its text-level checks (`checks.run_checks`),
+replacing the text-level action check. Everything is bounded: outputs are flattened to at most
+`MAX_FIELDS` scalar fields, each value cut at `MAX_VALUE_CHARS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
+from hallmon.verification.checks import (
+    _ACTION_DONE,
+    _PAST,
+    _claimed_families,
+    _families,
+    _identifiers,
+    _sentences_of,
+)
+from hallmon.verification.evidence import parse_json_record
+from hallmon.verification.numbers import Quantity, extract_quantities
+from hallmon.verification.text import content_tokens
+
+MAX_FIELDS = 200
+MAX_VALUE_CHARS = 500
+MAX_DEPTH = 6
+
+_CURRENCY_KEY = re.compile(r"(?:^|_)(eur|usd|gbp|chf|jpy|cad|aud)$", re.I)
+_AMOUNT_KEY = re.compile(
+    r"amount|total|price|cost|fee|refund|credit|charge|balance|sum|paid|value", re.I
+)
+_DATE_KEY = re.compile(r"date|eta|_at$|_on$|day|deadline|until|expires|arriv|deliver", re.I)
+_CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call, flattened: `fields` maps a dotted key path to its scalar value as text."""
+
+    source_id: str
+    tool: str
+    status: str
+    fields: tuple[tuple[str, str], ...]
+    currency: str | None
+
+    @classmethod
+    def of(cls, item: ToolResultItem) -> ToolCall:
+        fields = list(_flatten("arguments", item.arguments or {}))
+        output: Any = item.output
+        if isinstance(output, str):
+            parsed = parse_json_record(output)
+            output = parsed if parsed is not None else output
+        fields += list(_flatten("output", output))
+        fields = fields[:MAX_FIELDS]
+        currency = next(
+            (v.upper() for k, v in fields if k.rsplit(".", 1)[-1].lower() == "currency"), None
+        )
+        return cls(
+            source_id=f"tool:{item.tool}:{item.call_id}",
+            tool=item.tool,
+            status=item.status,
+            fields=tuple(fields),
+            currency=currency,
+        )
+
+    def values(self) -> set[str]:
+        return {v.lower() for _, v in self.fields}
+
+    def holds(self, ident: str) -> bool:
+        """Whether an identifier (order number, email) is one of the call's values."""
+        low = ident.lower()
+        return any(low == v or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", v)
+                   for v in self.values())  # fmt: skip
+
+    def amounts(self) -> list[tuple[str, float, str | None]]:
+        """(key, value, currency) of the amount-like numeric fields."""
+        out = []
+        for key, value in self.fields:
+            leaf = key.rsplit(".", 1)[-1]
+            number = _as_number(value)
+            if number is None or not _AMOUNT_KEY.search(leaf):
+                continue
+            cur = _CURRENCY_KEY.search(leaf)
+            out.append((key, number, cur.group(1).upper() if cur else self.currency))
+        return out
+
+    def dates(self) -> list[tuple[str, frozenset[str]]]:
+        out = []
+        for key, value in self.fields:
+            if not _DATE_KEY.search(key.rsplit(".", 1)[-1]):
+                continue
+            found = [q for q in extract_quantities(value, False) if q.dates]
+            if found:
+                out.append((key, frozenset().union(*(q.dates for q in found))))
+        return out
+
+
+def _flatten(prefix: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, dict):
+        for k, v in list(value.items())[:MAX_FIELDS]:
+            yield from _flatten(f"{prefix}.{k}", v, depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:MAX_FIELDS]):
+            yield from _flatten(f"{prefix}.{i}", v, depth + 1)
+    elif value is not None:
+        yield prefix, str(value)[:MAX_VALUE_CHARS]
+
+
+def _as_number(value: str) -> float | None:
+    try:
+        return float(value.replace(",", ""))
+    except ValueError:
+        return None
+
+
+# Kinds of action the text-level checks do not name (checks._ACTION_FAMILIES), by stem.
+_MORE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "upgrade": ("upgrad", "downgrad"),
+    "extend": ("extend", "extension", "renew", "prolong"),
+    "activate": ("activat", "enabl", "reinstat"),
+    # Re-done actions are the same kind as the first time ("rebooked" is booking).
+    "book": ("rebook", "reschedul", "reserv"),
+    "send": ("resen", "re-sen", "resubmit"),
+    "create": ("reissu", "reorder", "reopen"),
+}
+_MORE_PAST = re.compile(
+    r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
+    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
+    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted)\b",
+    re.I,
+)
+
+
+def _kinds(text: str) -> list[str]:
+    """Action kinds named in `text`: the text-level families, then hallmon's extra ones."""
+    words = re.findall(r"[a-z]+", text.lower()[:2000])
+    more = [
+        k
+        for k, stems in _MORE_FAMILIES.items()
+        if any(w.startswith(st) for w in words for st in stems)
+    ]
+    return [*_families(text), *(k for k in more if k not in _families(text))]
+
+
+def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
+    return [ToolCall.of(item) for item in items]
+
+
+# --- comparing a claim with one call ----------------------------------------------------------
+
+
+def _claim_amounts(text: str) -> list[Quantity]:
+    return [q for q in extract_quantities(text, True) if q.currency and q.values]
+
+
+def _claim_dates(text: str) -> list[Quantity]:
+    return [q for q in extract_quantities(text, True) if q.dates]
+
+
+def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
+    """(matched, mismatched) descriptions of the claim's ids, amounts and dates against the
+    call's fields."""
+    matched: list[str] = []
+    mismatched: list[str] = []
+    for ident in _identifiers(claim_text):
+        if call.holds(ident):
+            matched.append(ident)
+        else:
+            mismatched.append(f"{ident} is not in the arguments or output of {call.tool}")
+    amounts = call.amounts()
+    for q in _claim_amounts(claim_text):
+        if not amounts:
+            continue
+        same = [
+            (k, v, c)
+            for k, v, c in amounts
+            if any(abs(v - x) <= max(0.005, q.tolerance) for x in q.values)
+        ]
+        if same and all(c is None or c == q.currency for _, _, c in same):
+            matched.append(q.describe())
+        else:
+            said = ", ".join(f"{k.split('.', 1)[-1]}={v:g}{' ' + c if c else ''}"
+                             for k, v, c in amounts[:3])  # fmt: skip
+            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
+    dates = call.dates()
+    for q in _claim_dates(claim_text):
+        if not dates:
+            continue
+        if any(q.dates & d for _, d in dates):
+            matched.append(q.describe())
+        else:
+            said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
+            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
+    return matched, mismatched
+
+
+# --- actions ----------------------------------------------------------------------------------
+
+
+def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
+    """A claimed action needs an ok call of the same kind whose fields match the claim."""
+    families = _claimed_families(claim_text)
+    families += [k for k in _kinds(claim_text) if k not in families]
+    done = (
+        _ACTION_DONE.search(claim_text)
+        or _MORE_PAST.search(claim_text)
+        or _PASSIVE_DONE.search(claim_text)
+    )
+    verb = _kinds(done.group(0).split()[-1]) if done else []
+    if verb:
+        # The verb names the action ("delivered" is shipping, whatever the sentence is about);
+        # the object counts only for verbs of no family ("issued a refund").
+        families = verb
+    what = families[0] if families else "the action"
+    if not calls:
+        return CheckResult(
+            name="action",
+            passed=False,
+            detail=f"no tool result backs the claim that {what} was done: no tool was called",
+        )
+    candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
+    if not candidates and families:
+        candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
+    called = ", ".join(sorted({c.tool for c in calls}))
+    if not candidates:
+        if not families:
+            return CheckResult(
+                name="action",
+                passed=None,
+                detail=f"could not tell which action the claim reports; tools called: {called}",
+            )
+        return CheckResult(
+            name="action",
+            passed=False,
+            detail=f"no tool result for '{what}'; tools called: {called}",
+        )
+    failures: list[str] = []
+    for call in candidates:
+        if call.status != "ok":
+            failures.append(f"tool {call.tool} ({call.source_id}) returned status {call.status}")
+            continue
+        matched, mismatched = _compare(claim_text, call)
+        if mismatched:
+            failures.append("; ".join(mismatched) + f" ({call.source_id}): mismatch")
+            continue
+        backed = f" for {', '.join(matched)}" if matched else ""
+        return CheckResult(
+            name="action",
+            passed=True,
+            detail=f"tool {call.tool} ({call.source_id}) returned status ok{backed}",
+        )
+    return CheckResult(
+        name="action",
+        passed=False,
+        detail=f"the claim that {what} was done is not backed: " + "; ".join(failures),
+    )
+
+
+# --- facts read from tool output ----------------------------------------------------------------
+
+# fmt: off
+_STATUS_WORDS = (
+    "shipped", "delivered", "pending", "processing", "cancelled", "canceled", "refunded",
+    "returned", "in transit", "out for delivery", "on hold", "confirmed", "dispatched",
+    "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
+    "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
+)
+_CARRIERS = (
+    "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
+    "postnl", "tnt", "amazon logistics", "canada post", "la poste",
+)
+# fmt: on
+_STATUS_RE = re.compile(
+    r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _STATUS_WORDS) + r")\b", re.I
+)
+_CARRIER_RE = re.compile(
+    r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _CARRIERS) + r")\b", re.I
+)
+_ENTITY = re.compile(
+    r"\byour\s+(order|refund|booking|reservation|ticket|subscription|account|package|shipment|"
+    r"parcel|delivery|payment|return|claim|appointment|flight|invoice)s?\b",
+    re.I,
+)
+
+
+def _norm_status(word: str) -> str:
+    w = " ".join(word.lower().split())
+    return {"canceled": "cancelled", "dispatched": "shipped"}.get(w, w)
+
+
+def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
+    """The ok calls a claim talks about: those holding one of its identifiers, else, for
+    "your order" and the like, the one call whose fields name that entity."""
+    ok = [c for c in calls if c.status == "ok"]
+    idents = _identifiers(claim_text)
+    named = [c for c in ok if any(c.holds(i) for i in idents)]
+    if named or idents:
+        return named
+    m = _ENTITY.search(claim_text)
+    if not m:
+        return []
+    entity = m.group(1).lower()
+    about = [c for c in ok if any(entity in k.lower() for k, _ in c.fields) or entity in c.tool]
+    return about if len(about) == 1 else []
+
+
+def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """Status words, carriers, amounts and dates of a claim about what a tool returned,
+    compared with its fields. None when the claim is about no tool output or names no field."""
+    about = _about(claim_text, calls)
+    if not about:
+        return None
+    matched: list[str] = []
+    mismatched: list[str] = []
+    for call in about:
+        m, mm = _compare(claim_text, call)
+        matched += [x for x in m if x not in _identifiers(claim_text)]
+        mismatched += [x for x in mm if " is not in the arguments" not in x]
+        statuses = {
+            _norm_status(v) for k, v in call.fields if k.rsplit(".", 1)[-1] in ("status", "state")
+        }
+        for said in {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}:
+            if not statuses:
+                continue
+            if said in statuses:
+                matched.append(f"status {said}")
+            else:
+                mismatched.append(
+                    f"status '{said}' but {call.tool} says {', '.join(sorted(statuses))}"
+                )
+        carriers = {
+            v.lower() for k, v in call.fields if "carrier" in k.lower() or "courier" in k.lower()
+        }
+        for said in {s.lower() for s in _CARRIER_RE.findall(claim_text)}:
+            if not carriers:
+                continue
+            if said in carriers:
+                matched.append(f"carrier {said}")
+            else:
+                mismatched.append(
+                    f"carrier '{said}' but {call.tool} says {', '.join(sorted(carriers))}"
+                )
+    where = ", ".join(c.source_id for c in about)
+    if mismatched:
+        return CheckResult(
+            name="tool_fact", passed=False, detail="; ".join(mismatched) + f" ({where}): mismatch"
+        )
+    if matched:
+        return CheckResult(
+            name="tool_fact", passed=True, detail=f"{where} agrees: {', '.join(matched)}"
+        )
+    return None
+
+
+# --- commitments and exceptions ------------------------------------------------------------------
+
+# Word families of what an agent may grant; a source grants it only with a word of the family.
+_GRANTS: dict[str, tuple[str, ...]] = {
+    "waive": ("waive", "free", "no charge", "no cost", "at no extra", "without charge", "exempt"),
+    "free": (
+        "free",
+        "no charge",
+        "no cost",
+        "complimentary",
+        "waive",
+        "included",
+        "without charge",
+    ),
+    "exception": ("exception", "exceptionally", "goodwill", "discretion"),
+    "extend": ("extend", "extension", "longer", "additional days", "up to"),
+    "upgrade": ("upgrade",),
+    "bonus": ("bonus", "compensation", "goodwill", "apology"),
+    "discount": ("discount", "voucher", "coupon", "credit", "promo"),
+}
+_EXCEPTION = re.compile(
+    r"\b(?P<waive>waiv(?:e|ed|ing))\b"
+    r"|\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
+    r"complimentary|on\s+the\s+house)\b"
+    r"|\b(?P<exception>(?:make|made|making)\s+an\s+exception|as\s+an\s+exception|goodwill)\b"
+    r"|\b(?P<extend>extend(?:ed)?|longer\s+(?:return\s+)?(?:window|period))\b"
+    r"|\b(?P<upgrade>upgrad(?:e|ed|ing))\b"
+    r"|\b(?P<bonus>bonus|as\s+an\s+apology|compensation)\b"
+    r"|\b(?P<discount>discount|voucher|coupon|store\s+credit|promo(?:tion(?:al)?)?\s+code)\b",
+    re.I,
+)
+# Only the agent granting something to the user is an exception ("we will waive", "free for
+# members", "your upgrade"); "the company extended its deadline" is reported news.
+_AGENT_VOICE = re.compile(
+    r"\b(?:i|we|you|your|our|us)\b|\bfor\s+(?:members|customers|subscribers|loyal)", re.I
+)
+# "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
+# a short, bounded gap between the thing and the verb.
+_PASSIVE_DONE = re.compile(
+    r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
+    r"(?:been\s+)?(?:successfully\s+)?" + _PAST + r"\b"
+    # "I've gone ahead and cancelled it"
+    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)
+_NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
+
+
+def check_exception(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A granted exception or favour must be granted by a policy passage or a tool result:
+    a sentence with a word of the same family that shares the claim's object words.
+    None when the claim grants nothing."""
+    found = [k for m in _EXCEPTION.finditer(claim_text) for k, v in m.groupdict().items() if v]
+    if not found or not _AGENT_VOICE.search(claim_text):
+        return None
+    kind = found[0]
+    obj = {t for t in content_tokens(claim_text) if t not in _NOISE}
+    backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
+    best: tuple[float, str, str] | None = None
+    for source in backing:
+        for sentence in _sentences_of(source):
+            low = sentence.lower()
+            if not any(g in low for g in _GRANTS[kind]):
+                continue
+            overlap = len(obj & content_tokens(sentence)) / len(obj) if obj else 1.0
+            if best is None or overlap > best[0]:
+                best = (overlap, source.source_id, sentence)
+    if best is not None and best[0] >= 0.4:
+        return CheckResult(
+            name="commitment",
+            passed=True,
+            detail=f"{best[1]} grants it ({kind}): “{' '.join(best[2].split())[:90]}”",
+        )
+    return CheckResult(
+        name="commitment",
+        passed=False,
+        detail=f"no policy passage or tool result grants this {kind}",
+    )
+
+
+# --- one claim ------------------------------------------------------------------------------------
+
+
+def ground_in_tools(
+    claim: Claim, checks: list[CheckResult], calls: Sequence[ToolCall], sources: Sequence[Source]
+) -> list[CheckResult]:
+    """`checks` with the action check done on the structured calls, and the tool-fact and
+    exception checks added where they apply."""
+    out = [c for c in checks if c.name != "action"]
+    fact = check_tool_facts(claim.text, calls)
+    action = None
+    if (
+        any(c.name == "action" for c in checks)
+        or claim.type == "action"
+        or _PASSIVE_DONE.search(claim.text)
+        or _MORE_PAST.search(claim.text)
+    ):
+        action = check_action(claim.text, calls)
+        if action.passed is not True and fact is not None and not _FIRST_PERSON.search(claim.text):
+            # "Your order has shipped" is the order's state as a lookup returned it, not
+            # something the agent did: the tool's fields decide.
+            action = None
+    if action is not None:
+        out.append(action)
+    elif fact is not None:
+        out.append(fact)
+    exception = check_exception(claim.text, sources)
+    if exception is not None:
+        # The exception check is the stricter reading of a commitment: it replaces the
+        # lexical one when it fails, and joins it when it passes.
+        if exception.passed is False:
+            out = [c for c in out if c.name != "commitment"]
+        out.append(exception)
+    return out

@@ -1,0 +1,58 @@
+"""A negated claim against a source sentence that affirms the same words."""
+
+from __future__ import annotations
+
+import time
+
+from hallmon.schemas import Source
+
+from hallmon.verification.negation import check_negation
+
+WARRANTY = Source(
+    source_id="warranty",
+    kind="document",
+    text="All shoes carry a 2-year warranty against manufacturing defects. Returns are free.",
+)
+
+
+def test_a_negated_claim_against_an_affirmed_sentence_fails() -> None:
+    result = check_negation(
+        "Shoes with manufacturing defects are not covered by any warranty.", [WARRANTY]
+    )
+    assert result is not None and result.passed is False
+    assert "contradicts" in result.detail and "warranty" in result.detail
+
+
+def test_no_negation_or_a_negated_source_decides_nothing() -> None:
+    assert check_negation("All shoes carry a 2-year warranty.", [WARRANTY]) is None
+    negated = Source(source_id="p", kind="document", text="Worn shoes cannot be returned.")
+    assert check_negation("Worn shoes can't be returned.", [negated]) is None
+    assert check_negation("The moon is not made of cheese.", [WARRANTY]) is None
+
+
+def test_the_users_words_are_not_a_source() -> None:
+    user = Source(source_id="user_input", kind="user_input", text="My shoes carry a warranty.")
+    assert check_negation("Your shoes do not carry a warranty.", [user]) is None
+
+
+def test_long_inputs_stay_bounded() -> None:
+    big = Source(source_id="big", kind="document", text="Shoes carry warranty. " * 20000)
+    start = time.perf_counter()
+    check_negation("Shoes do not carry warranty " + "x " * 5000, [big])
+    assert time.perf_counter() - start < 5.0
+
+
+def test_negating_the_outside_of_a_limit_is_no_contradiction() -> None:
+    policy = Source(source_id="p", kind="document", text="Returns are accepted within 30 days.")
+    assert check_negation("Returns are not accepted after 30 days.", [policy]) is None
+    assert check_negation("Returns are not accepted within 30 days.", [policy]) is not None
+
+
+def test_free_against_a_stated_price_fails() -> None:
+    price = Source(source_id="p", kind="document", text="Express shipping costs 12 EUR.")
+    result = check_negation("express shipping is free.", [price])
+    assert result is not None and "states a price" in result.detail
+    granted = Source(source_id="g", kind="document", text="Express shipping is free over 50 EUR.")
+    assert check_negation("Express shipping is free.", [granted]) is None
+    assert check_negation("WiFi is free.", [price]) is None
+    assert check_negation("Express shipping is not free.", [price]) is None

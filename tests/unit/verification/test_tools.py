@@ -1,0 +1,162 @@
+"""Agent grounding: actions, tool facts and exceptions against structured tool results."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from hallmon.schemas import Claim, Source, Span, ToolResultItem
+
+from hallmon.verification.tools import (
+    MAX_FIELDS,
+    ToolCall,
+    check_action,
+    check_exception,
+    check_tool_facts,
+    ground_in_tools,
+)
+
+REFUND = {"refund_id": "RF-77", "order_id": "A-1042", "amount_eur": 89.0}
+ORDER = {"order_id": "A-1042", "status": "shipped", "carrier": "DHL", "eta": "2026-12-02"}
+POLICY = Source(
+    source_id="returns",
+    kind="document",
+    text="Return shipping costs 4.95 EUR unless the item is defective.",
+)
+
+
+def call(tool: str, output: Any, status: str = "ok", **arguments: Any) -> ToolCall:
+    item = ToolResultItem(
+        tool=tool, call_id="c1", output=output, status=status, arguments=arguments or None
+    )  # type: ignore[arg-type]
+    return ToolCall.of(item)
+
+
+def test_a_matching_ok_refund_backs_the_claim() -> None:
+    result = check_action(
+        "I have created a refund of 89 EUR for order A-1042.", [call("refunds.create", REFUND)]
+    )
+    assert result.passed is True
+    assert "A-1042" in result.detail and "89 EUR" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "why"),
+    [
+        ("I have created a refund of 99 EUR for order A-1042.", "differs"),
+        ("I have created a refund of 89 USD for order A-1042.", "differs"),
+        ("I have created a refund of 89 EUR for order A-2000.", "A-2000"),
+    ],
+)
+def test_another_amount_currency_or_id_contradicts(claim: str, why: str) -> None:
+    result = check_action(claim, [call("refunds.create", REFUND)])
+    assert result.passed is False
+    assert why in result.detail and "mismatch" in result.detail
+
+
+@pytest.mark.parametrize("status", ["error", "timeout", "cancelled"])
+def test_a_failed_call_does_not_back_the_action(status: str) -> None:
+    result = check_action("I have cancelled order A-1042.", [call("orders.cancel", {}, status)])
+    assert result.passed is False
+    assert f"returned status {status}" in result.detail
+
+
+def test_no_call_or_another_kind_of_call_leaves_the_action_unbacked() -> None:
+    assert check_action("I have sent you a label.", []).passed is False
+    other = check_action("I have booked your table.", [call("orders.lookup", ORDER)])
+    assert other.passed is False and "no tool result for 'book'" in other.detail
+
+
+def test_arguments_count_as_well_as_output() -> None:
+    booked = call("tables.book", {"confirmation": "T-55"}, date="2026-12-24", party=4)
+    result = check_action("I have booked a table for you on 24 December 2026.", [booked])
+    assert result.passed is True
+    wrong = check_action("I have booked a table for you on 25 December 2026.", [booked])
+    assert wrong.passed is False
+
+
+def test_tool_facts_are_compared_field_by_field() -> None:
+    lookup = [call("orders.lookup", ORDER)]
+    good = check_tool_facts("Your order A-1042 has shipped with DHL, due 2026-12-02.", lookup)
+    assert good is not None and good.passed is True
+    bad = check_tool_facts("Your order A-1042 was delivered by UPS.", lookup)
+    assert bad is not None and bad.passed is False
+    assert "status 'delivered'" in bad.detail and "carrier 'ups'" in bad.detail
+    assert check_tool_facts("Returns are free.", lookup) is None
+
+
+def test_a_failed_lookup_backs_no_fact() -> None:
+    assert (
+        check_tool_facts("Your order A-1042 has shipped.", [call("orders.lookup", ORDER, "error")])
+        is None
+    )
+
+
+def test_exceptions_need_a_grant() -> None:
+    waive = check_exception("We will waive the return shipping fee for you.", [POLICY])
+    assert waive is not None and waive.passed is False
+    granted = Source(source_id="policy", kind="document", text="Members get free return shipping.")
+    ok = check_exception("As a member, your return shipping is free.", [granted])
+    assert ok is not None and ok.passed is True
+    assert check_exception("The company extended its deadline.", [POLICY]) is None
+
+
+def test_ground_in_tools_reads_a_state_from_a_lookup_not_as_an_action() -> None:
+    claim = Claim(
+        id="c1", text="Your order A-1042 has shipped.", span=Span(start=0, end=30), type="action"
+    )
+    checks = ground_in_tools(claim, [], [call("orders.lookup", ORDER)], [])
+    assert [c.name for c in checks] == ["tool_fact"]
+    assert checks[0].passed is True
+
+
+def test_huge_and_deep_outputs_stay_bounded() -> None:
+    deep: Any = "x"
+    for _ in range(500):
+        deep = {"k": deep}
+    wide = {f"f{i}": "A-1042 " * 5 for i in range(4000)}
+    start = time.perf_counter()
+    flat = call("orders.lookup", {"deep": deep, "wide": wide})
+    assert len(flat.fields) <= MAX_FIELDS
+    check_action("I have cancelled order A-1042 " + "and A-1 " * 2000 + ".", [flat])
+    check_exception("we will waive " * 3000, [POLICY])
+    assert time.perf_counter() - start < 5.0
+
+
+def test_upgrades_and_extensions_need_their_own_kind_of_call() -> None:
+    upgrade = call("plans.upgrade", {"subscription_id": "SUB-1200", "plan": "Pro"})
+    assert check_action("I have upgraded subscription SUB-1200 to Pro.", [upgrade]).passed
+    lookup = call("billing.subscription", {"subscription_id": "SUB-1200"})
+    assert check_action("I have upgraded subscription SUB-1200 to Pro.", [lookup]).passed is False
+
+
+def test_a_json_string_output_is_read_as_structure() -> None:
+    refund = call("refunds.create", '{"order_id": "A-1042", "amount_eur": 89.0}')
+    assert check_action("I have refunded 89 EUR for order A-1042.", [refund]).passed is True
+
+
+def test_passive_and_gone_ahead_phrasings_are_actions() -> None:
+    timed_out = call("refunds.create", None, "timeout")
+    claim = Claim(id="c1", text="Your refund of $45.00 was processed.", span=Span(start=0, end=36))
+    (action,) = [c for c in ground_in_tools(claim, [], [timed_out], []) if c.name == "action"]
+    assert action.passed is False and "returned status timeout" in action.detail
+    ahead = Claim(
+        id="c2", text="I've gone ahead and cancelled your order A-1042.", span=Span(start=0, end=48)
+    )
+    assert [c.name for c in ground_in_tools(ahead, [], [], [])] == ["action"]
+
+
+def test_a_discount_is_a_favour_that_needs_a_grant() -> None:
+    offer = check_exception("I can offer you a 20% discount on your next order.", [POLICY])
+    assert offer is not None and offer.passed is False
+
+
+def test_a_redone_action_is_the_same_kind_as_the_first() -> None:
+    rebook = call("flights.rebook", {"flight": "LX 1234", "departure": "09:40"})
+    assert check_action("I have rebooked you on the 9:40 flight.", [rebook]).passed is True
+    claim = Claim(
+        id="c1", text="I have rebooked you on the 9:40 flight.", span=Span(start=0, end=38)
+    )
+    (action,) = ground_in_tools(claim, [], [], [])
+    assert action.name == "action" and action.passed is False
