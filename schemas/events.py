@@ -110,6 +110,12 @@ class TraceEventBase(Contract):
     model: str | None = None
     turn: int | None = Field(None, ge=0)
     ts: datetime | None = None
+    loop_step: int | None = Field(
+        None,
+        ge=0,
+        description="Model or tool calls the agent made before this answer in the same loop "
+        "(since the user's last input); the producer helper counts them",
+    )
 
 
 class UserInputEvent(TraceEventBase, UserInputItem):
@@ -203,6 +209,9 @@ class AssembledResponse(Contract):
     stream_ended_at: datetime | None = None
     usage: TokenUsage | None = None
     traceparent: str | None = Field(None, description="W3C trace context of the producer")
+    loop_step: int | None = Field(
+        None, ge=0, description="Calls in the agent loop before this answer (see the events)"
+    )
 
     @classmethod
     def from_response_event(cls, event: ResponseEvent) -> AssembledResponse:
@@ -219,4 +228,5 @@ class AssembledResponse(Contract):
             stream_started_at=event.ts,
             stream_ended_at=event.ts,
             usage=event.usage,
+            loop_step=event.loop_step,
         )

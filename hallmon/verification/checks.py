@@ -38,6 +38,7 @@ __all__ = [
     "check_record",
     "check_system_state",
     "citation_markers",
+    "cited_sources",
     "quotations",
     "run_checks",
 ]
@@ -348,6 +349,19 @@ def _resolve(marker: str, sources: Sequence[Source]) -> str | None:
     return None
 
 
+def cited_sources(
+    claim_text: str, sources: Sequence[Source], *, answer_text: str = "", claim: Claim | None = None
+) -> list[tuple[str, str | None]]:
+    """Each citation marker of the claim with the id of the given source it names (None when
+    it names none). Markers right after the claim in the answer ("... 14 days [2].") count."""
+    text = claim_text
+    if claim is not None and answer_text:
+        trail = _TRAIL.match(answer_text[claim.span.end : claim.span.end + 120])
+        if trail and trail.group(1) not in claim_text:
+            text = claim_text + " " + trail.group(1)
+    return [(marker, _resolve(marker, sources)) for marker in citation_markers(text)]
+
+
 def check_citations(
     claim_text: str, sources: Sequence[Source], *, answer_text: str = "", claim: Claim | None = None
 ) -> CheckResult:
@@ -356,18 +370,12 @@ def check_citations(
 
     Markers right after the claim in the answer ("... 14 days [2].") belong to the claim too.
     """
-    text = claim_text
-    if claim is not None and answer_text:
-        trail = _TRAIL.match(answer_text[claim.span.end : claim.span.end + 120])
-        if trail and trail.group(1) not in claim_text:
-            text = claim_text + " " + trail.group(1)
-    markers = citation_markers(text)
-    if not markers:
+    cited = cited_sources(claim_text, sources, answer_text=answer_text, claim=claim)
+    if not cited:
         return CheckResult(name="citation", passed=None, detail="no citation in the claim")
     resolved: list[str] = []
     spoofed: list[str] = []
-    for marker in markers:
-        sid = _resolve(marker, sources)
+    for marker, sid in cited:
         if sid is None:
             spoofed.append(marker)
         else:

@@ -58,6 +58,7 @@ from hallmon.schemas.results import State, UnavailableReason
 from hallmon.topology.settings import ModelSettings, VerifierSettings, get_settings
 from hallmon.verification.calibration import CalibrationConfig, load_calibration
 from hallmon.verification.checks import run_checks
+from hallmon.verification.citations import citation_checks, citation_precision
 from hallmon.verification.claims import CLAIMS_VERSION, ClaimExtraction, extract_claims
 from hallmon.verification.evidence import (
     EvidenceIndex,
@@ -404,6 +405,7 @@ class Verifier:
                 )
                 + ": the partial text was verified"
             )
+        citations = citation_checks(verdicts, prepared.sources, prepared.response.text)
         return MonitorResult(
             state=state,
             unavailable_reason=reason,
@@ -418,6 +420,8 @@ class Verifier:
             notes=notes,
             model_versions=self.model_versions(),
             stage_ms=dict(prepared.stage_ms),
+            citations=citations,
+            citation_precision=citation_precision(citations),
         )
 
     def _with_unjudged(

@@ -88,6 +88,7 @@ class StreamState(BaseModel):
     updated_at: float = Field(0.0, description="Worker clock (s) of the latest event")
     closed_at: float | None = None
     traceparent: str | None = None
+    loop_step: int | None = None
 
     @property
     def is_open(self) -> bool:
@@ -199,6 +200,7 @@ class Assembler:
         state.updated_at = now
         state.model = state.model or event.model
         state.turn = state.turn if state.turn is not None else event.turn
+        state.loop_step = state.loop_step if state.loop_step is not None else event.loop_step
         state.traceparent = state.traceparent or traceparent
         if state.partition is None:
             state.partition = partition
@@ -347,4 +349,5 @@ class Assembler:
             stream_ended_at=ended_at or datetime.fromtimestamp(now, UTC),
             usage=state.usage,
             traceparent=state.traceparent,
+            loop_step=state.loop_step,
         )
