@@ -386,6 +386,9 @@ class ConflictSettings(_Group):
         default=0.6, gt=0, lt=1, description="NLI contradiction probability that is a conflict."
     )
     ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Claim store keys expire after.")
+    redis_timeout_s: float = Field(
+        default=1.0, gt=0, description="Wait for the claim store; then the check is not done."
+    )
     key_prefix: str = Field(default="hallmon", min_length=1, description="Redis key prefix.")
 
 

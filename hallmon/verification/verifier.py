@@ -150,7 +150,7 @@ def _error_text(exc: BaseException, stage: str) -> str:
 _CITATION_MARK = re.compile(r"\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
-def _hypothesis(claim: Claim) -> str:
+def hypothesis_text(claim: Claim) -> str:
     """The claim as the model should read it: markdown emphasis, code ticks and citation
     markers removed ("[doc-9]" reads as a contradiction to the model; the citation check
     judges the marker itself)."""
@@ -228,7 +228,7 @@ class Verifier:
                         )
                     )
             for n, i in enumerate(prepared.judged):
-                hypothesis = _hypothesis(prepared.claims[i])
+                hypothesis = hypothesis_text(prepared.claims[i])
                 for j, ev in enumerate(prepared.evidence[n]):
                     prepared.pairs.append((ev.text, hypothesis))
                     prepared.pair_of.append((n, j))

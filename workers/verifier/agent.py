@@ -2,8 +2,9 @@
 
 Several answers are in flight per worker so that their NLI pairs share batches
 (`hallmon.workers.verifier.batching`); faust commits only the contiguous prefix of handled
-offsets, so concurrency keeps at-least-once. The verifier needs no Redis: fatigue is its own
-worker on the verdicts topic, so a Redis outage never holds verdicts back.
+offsets, so concurrency keeps at-least-once. Fatigue is its own worker on the verdicts topic;
+the verifier uses Redis only for the session conflict check (`session_conflicts`), whose
+failure marks the check as not done and never holds a verdict back.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
+import redis.asyncio as aioredis
 from hallmon.schemas import AssembledResponse, ContractError, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
+from hallmon.workers.verifier.claim_store import ClaimStore
 from hallmon.workers.verifier.service import TwoPhaseVerifier, VerificationService
+from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
+
+from hallmon.verification.conflicts import ConflictConfig
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +38,7 @@ class VerifierRuntime:
     verdicts: Any
     dlq: Any
     batcher: NLIBatcher
+    redis: aioredis.Redis | None = None
 
 
 def batching_config(settings: HallmonSettings) -> BatchingConfig:
@@ -44,20 +51,46 @@ def batching_config(settings: HallmonSettings) -> BatchingConfig:
     )
 
 
+def conflict_check(
+    settings: HallmonSettings, client: aioredis.Redis, batcher: NLIBatcher
+) -> SessionConflictCheck:
+    c = settings.conflicts
+    store = ClaimStore(client, window=c.window, ttl_s=c.ttl_s, key_prefix=c.key_prefix)
+    return SessionConflictCheck(
+        store,
+        batcher.predict,
+        ConflictConfig(max_pairs=c.max_pairs, min_shared=c.min_shared_words, threshold=c.threshold),
+        max_claims_per_answer=c.max_claims_per_answer,
+        redis_timeout_s=c.redis_timeout_s,
+    )
+
+
 def install_verifier(
-    app: faust.App, settings: HallmonSettings, verifier: TwoPhaseVerifier, model: Any
+    app: faust.App,
+    settings: HallmonSettings,
+    verifier: TwoPhaseVerifier,
+    model: Any,
+    redis_client: aioredis.Redis | None = None,
 ) -> VerifierRuntime:
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
     batcher = NLIBatcher(model, batching_config(settings), on_batch=telemetry.batch)
+    client = None
+    conflicts = None
+    if settings.conflicts.enabled:
+        client = redis_client or aioredis.Redis.from_url(
+            settings.redis.url, **settings.redis.client_kwargs()
+        )
+        conflicts = conflict_check(settings, client, batcher)
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher),
+        service=VerificationService(verifier, batcher, conflicts),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),
         batcher=batcher,
+        redis=client,
     )
     limits = limits_of(settings)
 
@@ -113,12 +146,15 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
 
 async def close_verifier(rt: VerifierRuntime) -> None:
     await rt.batcher.close()
+    if rt.redis is not None:
+        await rt.redis.aclose()
 
 
 __all__ = [
     "VerifierRuntime",
     "batching_config",
     "close_verifier",
+    "conflict_check",
     "handle_response",
     "install_verifier",
 ]

@@ -23,6 +23,7 @@ from hallmon.schemas import (
     verdict_id_for,
 )
 from hallmon.workers.verifier.batching import NLIBatcher
+from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
 
 
 class PreparedLike(Protocol):
@@ -58,6 +59,7 @@ def verdict_event(
         agent_id=response.agent_id,
         model=response.model,
         turn=response.turn,
+        loop_step=response.loop_step,
         timings=VerdictTimings(
             stream_ended_at=ended,
             verdict_at=now,
@@ -68,11 +70,23 @@ def verdict_event(
 
 
 class VerificationService:
-    def __init__(self, verifier: TwoPhaseVerifier, batcher: NLIBatcher) -> None:
+    def __init__(
+        self,
+        verifier: TwoPhaseVerifier,
+        batcher: NLIBatcher,
+        conflicts: SessionConflictCheck | None = None,
+    ) -> None:
         self.verifier = verifier
         self.batcher = batcher
+        self.conflicts = conflicts
 
     async def verify(self, response: AssembledResponse) -> VerdictEvent:
+        verdict = await self._verify(response)
+        if self.conflicts is not None:
+            verdict = await self.conflicts.check(verdict)
+        return verdict
+
+    async def _verify(self, response: AssembledResponse) -> VerdictEvent:
         t0 = time.perf_counter()
         prepared = self.verifier.prepare(response)
         pairs = getattr(prepared, "pairs", [])
