@@ -50,8 +50,8 @@ def verdict_line(v: VerdictEvent) -> Text:
 def alert_line(a: FatigueAlert) -> Text:
     s = a.snapshot
     return Text(
-        f"⚠ fatigue alert  session {a.session_id}: {a.kind} = {a.value:.3f} "
-        f"(threshold {a.threshold}) after {s.responses} answers, recent unsupported rate "
+        f"⚠ fatigue alert  session {a.session_id}: {a.kind} ({a.measure}) = {a.value:.3f} "
+        f"(threshold {a.threshold:.3f}) after {s.responses} answers, recent unsupported rate "
         f"{s.recent_rate:.0%}",
         style="bold red",
     )

@@ -240,7 +240,8 @@ def signal_trend(signal: Signal, t: BadTrend) -> SignalTrend:
     flip = signal in FALLING_IS_WORSE
 
     def own(slope_value: float | None) -> float | None:
-        return None if slope_value is None else (-slope_value if flip else slope_value)
+        # 0.0 - x rather than -x: a flat precision reads +0.000, not -0.000
+        return None if slope_value is None else (0.0 - slope_value if flip else slope_value)
 
     level = None if t.points == 0 else (1.0 - t.level if flip else t.level)
     return SignalTrend(
@@ -330,7 +331,7 @@ class Crossing:
             return self.value, self.threshold
         if self.measure == "level":
             return 1.0 - self.value, 1.0 - self.threshold
-        return -self.value, -self.threshold
+        return 0.0 - self.value, 0.0 - self.threshold
 
 
 def measures(
