@@ -382,8 +382,11 @@ class ConflictSettings(_Group):
     min_shared_words: int = Field(
         default=2, ge=1, description="Content words a pair must share to be compared."
     )
+    min_overlap: float = Field(
+        default=0.5, ge=0, le=1, description="Share of the shorter claim's words shared too."
+    )
     threshold: float = Field(
-        default=0.6, gt=0, lt=1, description="NLI contradiction probability that is a conflict."
+        default=0.7, gt=0, lt=1, description="NLI contradiction probability that is a conflict."
     )
     ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Claim store keys expire after.")
     redis_timeout_s: float = Field(

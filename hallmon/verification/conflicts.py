@@ -4,9 +4,11 @@ earlier answers made.
 Transport-free. The verifier worker keeps each checked answer's claims in a per-session store
 (`hallmon.workers.verifier.claim_store`) and, for a new answer, hands the earlier ones here:
 
-1. `candidate_pairs`: pairs (earlier claim, new claim) that share at least `min_shared` content
-   words, most shared first, at most `max_pairs` per answer, so the cost per answer is bounded
-   whatever the session's length;
+1. `candidate_pairs`: pairs (earlier claim, new claim) about the same thing: they share at least
+   `min_shared` content words and at least `min_overlap` of the shorter claim's words (the small
+   NLI model reads two unrelated sentences that share a word or two, "Express delivery costs
+   9.90 EUR" / "Express delivery takes 1 day", as a contradiction); most shared first, at most
+   `max_pairs` per answer, so the cost per answer is bounded whatever the session's length;
 2. the NLI model reads each pair (premise = earlier claim, hypothesis = new claim);
 3. `conflicts_of`: the pairs whose contradiction probability reaches the threshold.
 
@@ -56,7 +58,8 @@ class EarlierClaim:
 class ConflictConfig:
     max_pairs: int = 16
     min_shared: int = 2
-    threshold: float = 0.6
+    min_overlap: float = 0.5
+    threshold: float = 0.7
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,10 @@ def candidate_pairs(
             continue
         for ei, (e, ew) in enumerate(zip(earlier, earlier_words, strict=True)):
             shared = len(words & ew)
-            if shared >= config.min_shared and e.text != hypothesis:
+            enough = shared >= config.min_shared and shared >= config.min_overlap * min(
+                len(words), len(ew)
+            )
+            if enough and e.text != hypothesis:
                 scored.append((-shared, -ei, ci, CandidatePair(e, claim, hypothesis, shared)))
     scored.sort(key=lambda s: s[:3])
     return [s[3] for s in scored[: config.max_pairs]]

@@ -59,7 +59,12 @@ def conflict_check(
     return SessionConflictCheck(
         store,
         batcher.predict,
-        ConflictConfig(max_pairs=c.max_pairs, min_shared=c.min_shared_words, threshold=c.threshold),
+        ConflictConfig(
+            max_pairs=c.max_pairs,
+            min_shared=c.min_shared_words,
+            min_overlap=c.min_overlap,
+            threshold=c.threshold,
+        ),
         max_claims_per_answer=c.max_claims_per_answer,
         redis_timeout_s=c.redis_timeout_s,
     )

@@ -125,3 +125,19 @@ def test_unchecked_answers_are_not_compared() -> None:
     v = verdict("r1", ["Returns are accepted within 30 days ."], state="unavailable")
     out = asyncio.run(check_with(store).check(v))
     assert out.conflict_check == "not_applicable" and store.order == []
+
+
+def test_answers_of_a_session_verified_at_once_are_still_compared() -> None:
+    store = FakeStore(slow_s=0.01)
+    check = check_with(store)
+
+    async def main() -> list[VerdictEvent]:
+        return list(
+            await asyncio.gather(
+                check.check(verdict("r1", ["Returns are accepted within 30 days ."])),
+                check.check(verdict("r2", ["Returns are accepted within 14 days ."])),
+            )
+        )
+
+    first, second = asyncio.run(main())
+    assert len(first.session_conflicts) + len(second.session_conflicts) == 1
