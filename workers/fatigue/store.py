@@ -105,8 +105,11 @@ local function mean(v)
   return s / #v
 end
 
-local function slope(xs, ys)
+local function slope(xs, ys, min_spread)
   if #xs < 2 then return nil end
+  local lo, hi = xs[1], xs[1]
+  for i = 2, #xs do lo = math.min(lo, xs[i]); hi = math.max(hi, xs[i]) end
+  if hi - lo < min_spread then return nil end
   local mx, my = mean(xs), mean(ys)
   local sxx, sxy = 0.0, 0.0
   for i = 1, #xs do
@@ -144,9 +147,10 @@ local function trend(signal)
       ys[i] = e.b / e.w
       if e.q.loop_step ~= nil then lx[#lx + 1] = e.q.loop_step; ly[#ly + 1] = ys[i] end
     end
-    t.slopes.turn_slope = slope(turns, ys)
-    t.slopes.context_slope = slope(ctx, ys)
-    if #lx >= th.min_points then t.slopes.loop_slope = slope(lx, ly) end
+    local spread = th.min_spread
+    t.slopes.turn_slope = slope(turns, ys, spread.turn_slope)
+    t.slopes.context_slope = slope(ctx, ys, spread.context_slope)
+    if #lx >= th.min_points then t.slopes.loop_slope = slope(lx, ly, spread.loop_slope) end
   end
   return t
 end

@@ -110,6 +110,7 @@ class FatigueThresholds:
             "min_points": self.min_points,
             "rearm_fraction": self.rearm_fraction,
             "signals": {s: asdict(self.of(s)) for s in SIGNALS},
+            "min_spread": MIN_SPREAD,
         }
 
 
@@ -176,12 +177,19 @@ def _mean(values: Sequence[float]) -> float:
     return total / len(values)
 
 
-def slope(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Ordinary least-squares slope of ys on xs; None when xs do not vary."""
+MIN_SPREAD: dict[str, float] = {"turn_slope": 1.0, "context_slope": 1.0, "loop_slope": 1.0}
+"""Least range of an axis over the window for a slope against it: 1 turn, 1k context tokens,
+1 loop step. Answers whose context differs by a few tokens (the user's question) would give a
+slope of hundreds per 1k tokens out of noise."""
+
+
+def slope(xs: Sequence[float], ys: Sequence[float], min_spread: float = 0.0) -> float | None:
+    """Ordinary least-squares slope of ys on xs; None when xs vary by less than `min_spread`
+    (or not at all)."""
     n = len(xs)
     if n != len(ys):
         raise ValueError(f"slope needs as many xs as ys, got {n} and {len(ys)}")
-    if n < 2:
+    if n < 2 or max(xs) - min(xs) < min_spread:
         return None
     mx, my = _mean(xs), _mean(ys)
     sxx = sxy = 0.0
@@ -223,15 +231,18 @@ def bad_trend(series: Sequence[FatiguePoint], signal: Signal, th: FatigueThresho
     }
     if len(window) >= th.min_points:
         ys = [b / w for b, w in pairs]
-        slopes["turn_slope"] = slope([float(p.turn) for p in window], ys)
-        slopes["context_slope"] = slope([p.context_tokens / 1000.0 for p in window], ys)
+        turns = [float(p.turn) for p in window]
+        slopes["turn_slope"] = slope(turns, ys, MIN_SPREAD["turn_slope"])
+        tokens = [p.context_tokens / 1000.0 for p in window]
+        slopes["context_slope"] = slope(tokens, ys, MIN_SPREAD["context_slope"])
         looped = [
             (float(p.loop_step), y)
             for p, y in zip(window, ys, strict=True)
             if p.loop_step is not None
         ]
         if len(looped) >= th.min_points:
-            slopes["loop_slope"] = slope([x for x, _ in looped], [y for _, y in looped])
+            xs = [x for x, _ in looped]
+            slopes["loop_slope"] = slope(xs, [y for _, y in looped], MIN_SPREAD["loop_slope"])
     return BadTrend(points=len(window), level=level, slopes=slopes)
 
 

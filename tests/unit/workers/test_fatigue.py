@@ -268,3 +268,12 @@ def test_one_bad_answer_after_a_clean_run_is_not_a_trend() -> None:
     t = bad_trend(points, "unsupported_rate", TH)
     assert t.slopes["turn_slope"] is not None and t.slopes["turn_slope"] > TH.unsupported.turn_slope
     assert decide(points, "unsupported_rate", TH, alerted=False).alert is None
+
+
+def test_no_slope_against_an_axis_that_barely_moves() -> None:
+    # The same documents every turn: context differs by the question's few tokens only.
+    points = [pt(i, 4, i % 4 if i > 3 else 0, tokens=5000 + 7 * i, loop=0) for i in range(8)]
+    t = bad_trend(points, "unsupported_rate", TH)
+    assert t.slopes["turn_slope"] is not None
+    assert t.slopes["context_slope"] is None and t.slopes["loop_slope"] is None
+    assert slope([0.0, 0.5], [0.0, 1.0], min_spread=1.0) is None
