@@ -49,6 +49,15 @@ def curve(snap: FatigueSnapshot, signal: Signal) -> str:
     return sparkline([point_value(p, signal) for p in snap.series])
 
 
+def alert_cell(snap: FatigueSnapshot, signal: Signal) -> str:
+    """"⚠ turn 5" when the signal is in alert (the turn of the answer that raised it)."""
+    rid = snap.alerted.get(signal)
+    if rid is None:
+        return ""
+    turn = next((p.turn for p in snap.series if p.response_id == rid), None)
+    return "⚠" if turn is None else f"⚠ turn {turn}"
+
+
 def signals_table(snap: FatigueSnapshot) -> Table:
     """One row per signal: recent level, slopes against the three axes, curve, alert."""
     table = Table(title="signals (recent window; citation precision falls when it degrades)")
@@ -67,7 +76,7 @@ def signals_table(snap: FatigueSnapshot) -> Table:
             _fmt(t.slope_per_1k_tokens),
             _fmt(t.slope_per_loop_step),
             curve(snap, signal),
-            "⚠ since " + snap.alerted[signal] if signal in snap.alerted else "",
+            alert_cell(snap, signal),
         )
     return table
 

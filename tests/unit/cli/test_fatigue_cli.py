@@ -75,7 +75,7 @@ def test_session_view_shows_every_signal_and_unchecked_answers() -> None:
     for text in ("unsupported_rate", "citation_precision", "contradictions", "/loop step"):
         assert text in result.output
     assert "not checked:" in result.output and "(1 evaluation_failed)" in result.output
-    assert "⚠ since liar-3" in result.output
+    assert "⚠ turn 3" in result.output
 
 
 def test_session_json_is_the_snapshot() -> None:
