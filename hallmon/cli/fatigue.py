@@ -50,7 +50,7 @@ def curve(snap: FatigueSnapshot, signal: Signal) -> str:
 
 
 def alert_cell(snap: FatigueSnapshot, signal: Signal) -> str:
-    """"⚠ turn 5" when the signal is in alert (the turn of the answer that raised it)."""
+    """ "⚠ turn 5" when the signal is in alert (the turn of the answer that raised it)."""
     rid = snap.alerted.get(signal)
     if rid is None:
         return ""
