@@ -41,6 +41,7 @@ __all__ = [
     "cited_sources",
     "quotations",
     "run_checks",
+    "without_citation_markers",
 ]
 
 _SNIPPET = 90
@@ -304,6 +305,17 @@ def citation_markers(text: str) -> list[str]:
                     continue  # "[citation needed]", "[redacted]": prose in brackets
                 markers.append(part)
     return markers
+
+
+def _marker_or_prose(m: re.Match[str]) -> str:
+    parts = re.split(r"\s*[,;]\s*", m.group(1).strip())
+    return " " if all(_IDLIKE.match(p) for p in parts if p) else m.group(0)
+
+
+def without_citation_markers(text: str) -> str:
+    """The text with its bracketed citation markers ("[1]", "[doc-3]", "【2】") blanked out;
+    prose in brackets ("[5 million]") stays."""
+    return _BRACKET.sub(_marker_or_prose, _LENTICULAR.sub(" ", text))
 
 
 def _canon(ident: str) -> str:
@@ -760,8 +772,10 @@ def run_checks(
     """
     text = claim.text
     results: list[CheckResult] = []
-    if extract_quantities(text, True):
-        results.append(check_numbers(text, evidence, sources))
+    # "[1]" names a source, not a quantity the evidence must state.
+    figures = without_citation_markers(text)
+    if extract_quantities(figures, True):
+        results.append(check_numbers(figures, evidence, sources))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

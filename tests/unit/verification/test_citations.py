@@ -51,3 +51,23 @@ def test_precision_is_the_share_of_precise_citations() -> None:
     assert citation_precision([]) is None
     assert citation_precision([c("a", True), c(None, False), c("b", False), c("a", True)]) == 0.5
     assert not c(None, True).precise  # a source never given cannot be precise
+
+
+def test_a_numbered_citation_is_not_a_number_the_evidence_must_state(verifier: Verifier) -> None:
+    result = verifier.verify(response("Returns are accepted within 14 days of delivery [1]."))
+    assert result.claims[0].status == "supported", result.claims[0].reason
+    assert result.citation_precision == 1.0
+
+
+def test_markers_are_blanked_and_bracketed_prose_kept() -> None:
+    from hallmon.verification.checks import without_citation_markers
+
+    assert without_citation_markers("Costs 5 EUR [1] [doc-3]【2】.").split() == [
+        "Costs",
+        "5",
+        "EUR",
+        ".",
+    ]
+    assert "[5 million]" in without_citation_markers("Sales were [5 million] in 2020.")
+    long = "[" + "1" * 10_000 + "] " + "a [b] " * 5_000
+    assert len(without_citation_markers(long)) <= len(long)
