@@ -327,3 +327,26 @@ def test_range_labels() -> None:
     assert range_label(0, (0, 5, 10)) == "0-4"
     assert range_label(7, (0, 5, 10)) == "5-9"
     assert range_label(99, (0, 5, 10)) == "10+"
+
+
+def test_wrong_credentials_fail_loudly_instead_of_retrying(services: Services) -> None:
+    from hallmon.workers.redis_errors import RedisAuthError, with_redis_retries
+
+    async def main() -> None:
+        client = aioredis.Redis.from_url(
+            services.redis_url, username="hallmon-nobody", password="not-the-password"
+        )
+        store = FatigueStore(client, FatigueConfig(key_prefix=f"test-{uuid.uuid4().hex[:8]}"))
+        try:
+            with pytest.raises(RedisAuthError, match="HALLMON_REDIS__PASSWORD"):
+                await asyncio.wait_for(
+                    with_redis_retries(
+                        lambda: update_fatigue(store, verdict("s-auth", 0, 1, 0, 10), Published()),
+                        what="fatigue update",
+                    ),
+                    timeout=10,
+                )
+        finally:
+            await client.aclose()
+
+    asyncio.run(main())
