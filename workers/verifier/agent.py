@@ -146,6 +146,9 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
     telemetry.verdict(
         verdict.state, verdict.counts.total, verdict.counts.unsupported, verdict.timings.latency_ms
     )
+    if verdict.conflict_check is not None:
+        telemetry.count(f"conflict_checks.{verdict.conflict_check}")
+        telemetry.count("session_conflicts", len(verdict.session_conflicts))
     return verdict
 
 
