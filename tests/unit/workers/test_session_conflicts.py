@@ -141,3 +141,25 @@ def test_answers_of_a_session_verified_at_once_are_still_compared() -> None:
 
     first, second = asyncio.run(main())
     assert len(first.session_conflicts) + len(second.session_conflicts) == 1
+
+
+def test_tail_shows_the_conflict_and_the_citation_precision() -> None:
+    from hallmon.cli.tail import verdict_line
+    from hallmon.schemas.results import CitationCheck
+
+    store = FakeStore()
+    check = check_with(store)
+
+    async def main() -> VerdictEvent:
+        await check.check(verdict("r1", ["Returns are accepted within 30 days ."]))
+        return await check.check(verdict("r2", ["Returns are accepted within 14 days ."]))
+
+    v = asyncio.run(main()).model_copy(
+        update={
+            "citations": [CitationCheck(claim_id="c", marker="[9]", supports=False)],
+            "citation_precision": 0.0,
+        }
+    )
+    text = verdict_line(v).plain
+    assert "contradicts an earlier answer" in text and "30 days" in text
+    assert "citation precision 0% of 1" in text
