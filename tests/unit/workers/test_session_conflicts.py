@@ -144,8 +144,9 @@ def test_answers_of_a_session_verified_at_once_are_still_compared() -> None:
 
 
 def test_tail_shows_the_conflict_and_the_citation_precision() -> None:
-    from hallmon.cli.tail import verdict_line
     from hallmon.schemas.results import CitationCheck
+
+    from hallmon.cli.tail import verdict_line
 
     store = FakeStore()
     check = check_with(store)
