@@ -181,6 +181,61 @@ def ranked(snaps: list[FatigueSnapshot], by: RankBy) -> list[FatigueSnapshot]:
     return sorted(snaps, key=lambda s: (rank_value(s, by), s.slope_per_turn or 0.0), reverse=True)
 
 
+Buckets = dict[str, dict[str, dict[str, int]]]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
+
+
+def fleet_table(agent: str, axis: str, buckets: dict[str, dict[str, int]]) -> Table:
+    """One row per range of the axis: the fleet's three signals and its unchecked answers."""
+    table = Table(title=f"agent {agent}, by {axis.removeprefix('by_').replace('_', ' ')}")
+    for column in (
+        "range",
+        "answers",
+        "not checked",
+        "claims",
+        "unsupported",
+        "citations",
+        "precision",
+        "contradictions",
+    ):
+        table.add_column(column, justify="left" if column == "range" else "right")
+
+    def lower(label: str) -> int:
+        return int(label.split("-", 1)[0].rstrip("+"))
+
+    for label in sorted(buckets, key=lower):
+        b = buckets[label]
+        table.add_row(
+            label,
+            str(b.get("responses", 0)),
+            _share(b.get("unchecked", 0), b.get("responses", 0)),
+            str(b.get("claims", 0)),
+            _share(b.get("unsupported", 0), b.get("claims", 0)),
+            str(b.get("citations", 0)),
+            _share(b.get("precise_citations", 0), b.get("citations", 0)),
+            _share(b.get("conflicts", 0), b.get("conflict_claims", 0)),
+        )
+    return table
+
+
+async def load_fleet(agent: str) -> Buckets:
+    import redis.asyncio as aioredis
+
+    from hallmon.topology.settings import get_settings
+    from hallmon.workers.fatigue.agent import fatigue_config
+    from hallmon.workers.fatigue.store import FatigueStore
+
+    settings = get_settings()
+    client = aioredis.Redis.from_url(settings.redis.url, **settings.redis.client_kwargs())
+    try:
+        return await FatigueStore(client, fatigue_config(settings)).fleet(agent)
+    finally:
+        await client.aclose()
+
+
 async def load_snapshots(session: str | None, limit: int) -> list[FatigueSnapshot]:
     import redis.asyncio as aioredis
 
@@ -213,9 +268,26 @@ def fatigue(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the snapshot(s) as JSON instead of tables.")
     ] = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="Show this agent's fleet buckets (by turn, context size, loop step)."),
+    ] = None,
 ) -> None:
     """Show a session's fatigue signals (unsupported rate, citation precision, contradictions
-    against turn, context size and loop step), or the sessions ranked by one of them."""
+    against turn, context size and loop step), the sessions ranked by one of them, or an
+    agent's fleet buckets."""
+    if agent is not None:
+        buckets = asyncio.run(load_fleet(agent))
+        if as_json:
+            typer.echo(json.dumps(buckets, indent=2, sort_keys=True))
+            return
+        if not any(buckets.values()):
+            typer.echo(f"no fleet data for agent {agent!r} (expired or never seen)", err=True)
+            raise typer.Exit(1)
+        console = console_for_output()
+        for axis, by_range in buckets.items():
+            console.print(fleet_table(agent, axis, by_range))
+        return
     snaps = asyncio.run(load_snapshots(session, limit))
     if session is not None and not snaps:
         typer.echo(f"no fatigue data for session {session!r} (expired or never seen)", err=True)

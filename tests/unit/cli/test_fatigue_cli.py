@@ -106,3 +106,29 @@ def test_ranking_sorts_by_any_signal(by: str, worst: str) -> None:
 def test_unknown_session_fails_with_a_message() -> None:
     result = runner.invoke(app, ["fatigue", "nobody"])
     assert result.exit_code == 1 and "no fatigue data" in result.output
+
+
+FLEET = {
+    "by_turn": {
+        "5-9": {"responses": 4, "unchecked": 1, "claims": 6, "unsupported": 3, "citations": 4,
+                "precise_citations": 1, "conflicts": 2, "conflict_claims": 6},
+        "0-4": {"responses": 5, "claims": 10, "unsupported": 1, "citations": 2,
+                "precise_citations": 2, "conflicts": 0, "conflict_claims": 10},
+    },
+    "by_context": {},
+    "by_loop": {"1-2": {"responses": 1, "claims": 1, "unsupported": 0}},
+}  # fmt: skip
+
+
+def test_fleet_view_shows_every_signal_by_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def load(agent: str) -> dict[str, dict[str, dict[str, int]]]:
+        return FLEET if agent == "bot" else {"by_turn": {}, "by_context": {}, "by_loop": {}}
+
+    monkeypatch.setattr(fatigue_cli, "load_fleet", load)
+    result = runner.invoke(app, ["fatigue", "--agent", "bot"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "│ 0-4" in line or "│ 5-9" in line]
+    assert "0-4" in rows[0] and "5-9" in rows[1]  # ranges in order
+    assert "25%" in rows[1] and "50%" in rows[1] and "33%" in rows[1]  # unchecked, unsup., conf.
+    assert json.loads(runner.invoke(app, ["fatigue", "--agent", "bot", "--json"]).output) == FLEET
+    assert runner.invoke(app, ["fatigue", "--agent", "nobody"]).exit_code == 1
