@@ -10,13 +10,10 @@ response id) so consumers deduplicate.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
-import redis.asyncio as aioredis
 from hallmon.schemas import Limits, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.dead_letters import Stage, dead_letter, reason_of
@@ -80,23 +77,9 @@ async def publish_dead_letter(
     )
 
 
-async def with_retries(call: Callable[[], Awaitable[Any]], *, what: str) -> Any:
-    """Retry a call to Redis until it succeeds: the offset is not committed meanwhile, so a
-    Redis outage pauses this partition instead of losing fatigue updates."""
-    delay = 0.2
-    while True:
-        try:
-            return await call()
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError) as exc:
-            log.warning("%s failed (%s); retrying in %.1fs", what, exc, delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
-
-
 __all__ = [
     "limits_of",
     "publish",
     "publish_dead_letter",
     "raw_topic",
-    "with_retries",
 ]
