@@ -1,4 +1,4 @@
-"""What every worker does with Kafka: raw topics, acknowledged publishes, dead letters, retries.
+"""What every worker does with Kafka: raw topics, acknowledged publishes, dead letters.
 
 Delivery guarantee (every agent): an input offset is committed only after everything it caused
 is published. Each publish is awaited until the broker acknowledged it (acks=all), and faust
