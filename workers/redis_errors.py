@@ -78,14 +78,17 @@ async def with_redis_retries(
                 raise
             if kind == "paused":
                 log.warning(
-                    "%s: Redis takes no writes (%s); holding the partition, retrying in %.0fs",
+                    "%s: Redis takes no writes (%s: %s); holding the partition, retrying in %.1fs",
                     what,
+                    type(exc).__name__,
                     exc,
                     paused_delay_s,
                 )
                 await sleep(paused_delay_s)
                 continue
-            log.warning("%s failed (%s); retrying in %.1fs", what, exc, delay)
+            log.warning(
+                "%s failed (%s: %s); retrying in %.1fs", what, type(exc).__name__, exc, delay
+            )
             await sleep(delay)
             delay = min(delay * 2, max_delay_s)
 
