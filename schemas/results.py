@@ -163,7 +163,9 @@ class SessionConflict(Contract):
     earlier_response_id: str
     earlier_claim: str
     earlier_span: Span
-    contradiction: float = Field(ge=0.0, le=1.0, description="NLI contradiction probability")
+    contradiction: float = Field(
+        ge=0.0, le=1.0, description="NLI contradiction probability, mean of both directions"
+    )
 
 
 ConflictCheck = Literal["done", "failed", "not_applicable"]

@@ -8,9 +8,15 @@ Transport-free. The verifier worker keeps each checked answer's claims in a per-
    `min_shared` content words and at least `min_overlap` of the shorter claim's words (the small
    NLI model reads two unrelated sentences that share a word or two, "Express delivery costs
    9.90 EUR" / "Express delivery takes 1 day", as a contradiction); most shared first, at most
-   `max_pairs` per answer, so the cost per answer is bounded whatever the session's length;
-2. the NLI model reads each pair (premise = earlier claim, hypothesis = new claim);
-3. `conflicts_of`: the pairs whose contradiction probability reaches the threshold.
+   `max_pairs` NLI pairs per answer, so the cost per answer is bounded whatever the session's
+   length;
+2. the NLI model reads each candidate both ways (earlier → new and new → earlier): a
+   contradiction is symmetric, and the small model often reads a paraphrase as a contradiction
+   in one direction only ("served with rice and sprinkled with coconut" / "sprinkled with
+   coconut and served with rice": 0.76 one way);
+3. `conflicts_of`: the candidates whose mean contradiction probability of the two directions
+   reaches the threshold. On RAGTruth answers of several models to one prompt, requiring both
+   directions dropped 62% of the one-way conflicts while 7 of 8 planted contradictions stayed.
 
 This holds whether or not the context backs either claim: an agent that said "30 days" at turn
 2 and "14 days" at turn 9 contradicts itself even when no document mentions returns.
@@ -70,16 +76,16 @@ class CandidatePair:
     shared: int
 
     @property
-    def texts(self) -> tuple[str, str]:
-        """(premise, hypothesis) for the NLI model."""
-        return self.earlier.text, self.hypothesis
+    def both_ways(self) -> list[tuple[str, str]]:
+        """The two (premise, hypothesis) pairs the NLI model reads for this candidate."""
+        return [(self.earlier.text, self.hypothesis), (self.hypothesis, self.earlier.text)]
 
 
 def candidate_pairs(
     claims: Sequence[Claim], earlier: Sequence[EarlierClaim], config: ConflictConfig
 ) -> list[CandidatePair]:
-    """The pairs worth the model's time: most shared content words first, then the most
-    recent earlier claim; at most `config.max_pairs`."""
+    """The candidates worth the model's time: most shared content words first, then the most
+    recent earlier claim; at most `config.max_pairs` // 2 (each costs two NLI pairs)."""
     earlier_words = [content_tokens(e.text) for e in earlier]
     scored: list[tuple[int, int, int, CandidatePair]] = []
     for ci, claim in enumerate(claims):
@@ -95,19 +101,25 @@ def candidate_pairs(
             if enough and e.text != hypothesis:
                 scored.append((-shared, -ei, ci, CandidatePair(e, claim, hypothesis, shared)))
     scored.sort(key=lambda s: s[:3])
-    return [s[3] for s in scored[: config.max_pairs]]
+    return [s[3] for s in scored[: max(1, config.max_pairs // 2)]]
+
+
+def nli_pairs(candidates: Sequence[CandidatePair]) -> list[tuple[str, str]]:
+    """What the model reads: each candidate both ways, in order."""
+    return [pair for c in candidates for pair in c.both_ways]
 
 
 def conflicts_of(
     pairs: Sequence[CandidatePair], probs: npt.NDArray[np.float32], config: ConflictConfig
 ) -> list[SessionConflict]:
-    """The pairs the model reads as contradictions, strongest first. `probs` rows are
-    (entailment, neutral, contradiction) for `pairs`, in order."""
-    if probs.shape != (len(pairs), 3):
+    """The candidates the model reads as contradictions both ways, strongest first. `probs`
+    rows are (entailment, neutral, contradiction) for `nli_pairs(pairs)`, in order."""
+    if probs.shape != (2 * len(pairs), 3):
         raise ValueError(
-            f"NLI probabilities have shape {probs.shape}, expected ({len(pairs)}, 3) for the "
-            "session conflict pairs"
+            f"NLI probabilities have shape {probs.shape}, expected ({2 * len(pairs)}, 3) for the "
+            "session conflict pairs read both ways"
         )
+    scores = (probs[0::2, 2].astype(np.float64) + probs[1::2, 2].astype(np.float64)) / 2.0
     out = [
         SessionConflict(
             claim_id=pair.claim.id,
@@ -116,10 +128,10 @@ def conflicts_of(
             earlier_response_id=pair.earlier.response_id,
             earlier_claim=pair.earlier.text,
             earlier_span=Span(start=pair.earlier.start, end=pair.earlier.end),
-            contradiction=round(float(row[2]), 4),
+            contradiction=round(float(score), 4),
         )
-        for pair, row in zip(pairs, probs, strict=True)
-        if float(row[2]) >= config.threshold
+        for pair, score in zip(pairs, scores, strict=True)
+        if float(score) >= config.threshold
     ]
     return sorted(out, key=lambda c: c.contradiction, reverse=True)
 
@@ -131,4 +143,5 @@ __all__ = [
     "EarlierClaim",
     "candidate_pairs",
     "conflicts_of",
+    "nli_pairs",
 ]

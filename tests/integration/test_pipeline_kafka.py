@@ -35,6 +35,7 @@ from hallmon.workers.fatigue.agent import fatigue_config
 from hallmon.workers.fatigue.store import FatigueStore
 from hallmon.workers.runner import ensure_hallmon_topics
 
+from hallmon.cli.demo_sessions import DOCS, FORGETFUL
 from hallmon.producer import KafkaProducerLike, TraceProducer
 
 from ..conftest import Services, TopicWatcher, WorkerProcess, pipeline_env, settings_from_env
@@ -345,33 +346,22 @@ def load_snapshot(settings: HallmonSettings, sid: str) -> Any:
 REDELIVERED: set[str] = set()
 """Verdict ids a test republished on purpose."""
 
-# Four facts, then four answers that each contradict one of them. No document backs either
-# side: the agent contradicts itself, whatever its context says.
-FACTS = [
-    "Returns are accepted within 30 days of purchase.",
-    "Shipping is free for all orders.",
-    "Express delivery takes one day.",
-    "The warranty lasts two years.",
-]
-REVERSALS = [
-    "Returns are accepted within 14 days of purchase.",
-    "Shipping costs 5 dollars for every order.",
-    "Express delivery takes five days.",
-    "The warranty lasts five years.",
-]
+# The demo's `forgetful` session: four facts, then four answers that each contradict one of them.
+FACTS = [t.answer for t in FORGETFUL.turns[:4]]
+REVERSALS = [t.answer for t in FORGETFUL.turns[4:]]
 
 
 def test_self_contradicting_session_raises_one_contradictions_alert(pipeline: Pipeline) -> None:
     sid = session()
     rids: list[str] = []
     # One answer at a time, as a conversation goes: each is checked against the ones before.
-    for turn, text in enumerate(FACTS + REVERSALS):
+    for turn, t in enumerate(FORGETFUL.turns):
         rid = pipeline.traces.send_response(
             sid,
-            text,
-            context={"documents": [{"source_id": "returns-policy", "text": POLICY}]},
+            t.answer,
+            context={"documents": [{"source_id": d, "text": DOCS[d]} for d in t.docs]},
             turn=turn,
-            question=f"question {turn}",
+            question=t.question,
         )
         pipeline.traces.flush()
         pipeline.wait_verdict(rid)
@@ -382,7 +372,7 @@ def test_self_contradicting_session_raises_one_contradictions_alert(pipeline: Pi
     assert [len(v.session_conflicts) for v in verdicts[:4]] == [0, 0, 0, 0]
     first = verdicts[4].session_conflicts[0]
     assert first.earlier_response_id == rids[0] and first.earlier_claim == FACTS[0]
-    assert first.claim == REVERSALS[0] and first.contradiction >= 0.6
+    assert first.claim == REVERSALS[0] and first.contradiction >= 0.7
     assert first.span.end > first.span.start and first.earlier_span.end > 0
     assert sum(bool(v.session_conflicts) for v in verdicts[4:]) >= 3
 

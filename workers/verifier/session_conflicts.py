@@ -31,6 +31,7 @@ from hallmon.verification.conflicts import (
     EarlierClaim,
     candidate_pairs,
     conflicts_of,
+    nli_pairs,
 )
 
 log = logging.getLogger(__name__)
@@ -98,9 +99,7 @@ class SessionConflictCheck:
             earlier = await self.store.earlier(session, rid)
         pairs = candidate_pairs(claims, earlier, self.config)
         probs = (
-            await self.predict([p.texts for p in pairs])
-            if pairs
-            else np.zeros((0, 3), dtype=np.float32)
+            await self.predict(nli_pairs(pairs)) if pairs else np.zeros((0, 3), dtype=np.float32)
         )
         conflicts = conflicts_of(pairs, np.asarray(probs, dtype=np.float32), self.config)
         kept = [EarlierClaim.of(rid, c) for c in claims[: self.max_claims_per_answer]]

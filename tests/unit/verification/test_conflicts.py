@@ -14,6 +14,7 @@ from hallmon.verification.conflicts import (
     EarlierClaim,
     candidate_pairs,
     conflicts_of,
+    nli_pairs,
 )
 
 
@@ -39,7 +40,10 @@ def test_pairs_share_words_most_first_and_skip_unrelated_claims() -> None:
         ("c1", "r1", "n1"),
         ("c1", "r2", "n2"),
     ]
-    assert pairs[0].texts == (EARLIER[0].text, "Returns are accepted within 14 days of delivery.")
+    assert nli_pairs(pairs[:1]) == [  # both ways, the marker left out
+        (EARLIER[0].text, "Returns are accepted within 14 days of delivery."),
+        ("Returns are accepted within 14 days of delivery.", EARLIER[0].text),
+    ]
 
 
 def test_pairs_are_capped_and_a_repeated_claim_is_not_compared_with_itself() -> None:
@@ -47,24 +51,24 @@ def test_pairs_are_capped_and_a_repeated_claim_is_not_compared_with_itself() -> 
         EarlierClaim(f"r{i}", "c", f"Refunds take {i} business days.", 0, 9) for i in range(50)
     ]
     new = [claim("n", "Refunds take 3 business days.")]
-    pairs = candidate_pairs(new, earlier, ConflictConfig(max_pairs=4))
-    assert len(pairs) == 4
+    pairs = candidate_pairs(new, earlier, ConflictConfig(max_pairs=8))
+    assert len(pairs) == 4 and len(nli_pairs(pairs)) == 8  # max_pairs counts model pairs
     assert all(p.earlier.text != "Refunds take 3 business days." for p in pairs)
     assert pairs[0].earlier.response_id == "r49"  # equal overlap: the most recent first
 
 
-def test_conflicts_are_the_pairs_over_the_threshold() -> None:
+def test_conflicts_are_the_candidates_contradicting_both_ways() -> None:
     new = [claim("n1", "Returns are accepted within 14 days of delivery.", 10)]
     pairs = candidate_pairs(new, EARLIER, ConflictConfig())
-    probs = np.array([[0.02, 0.01, 0.97]], dtype=np.float32)
-    (conflict,) = conflicts_of(pairs, probs, ConflictConfig(threshold=0.6))
+    probs = np.array([[0.02, 0.01, 0.97], [0.1, 0.1, 0.8]], dtype=np.float32)
+    (conflict,) = conflicts_of(pairs, probs, ConflictConfig(threshold=0.7))
     assert conflict.earlier_response_id == "r1" and conflict.claim_id == "n1"
     assert conflict.earlier_span == Span(start=0, end=49) and conflict.span.start == 10
-    assert conflict.contradiction == pytest.approx(0.97)
-    calm = np.array([[0.6, 0.3, 0.1]], dtype=np.float32)
-    assert conflicts_of(pairs, calm, ConflictConfig()) == []
-    with pytest.raises(ValueError, match="expected \\(1, 3\\)"):
-        conflicts_of(pairs, np.zeros((2, 3), dtype=np.float32), ConflictConfig())
+    assert conflict.contradiction == pytest.approx(0.885)  # the mean of the two directions
+    one_way = np.array([[0.02, 0.01, 0.97], [0.7, 0.2, 0.1]], dtype=np.float32)  # a paraphrase
+    assert conflicts_of(pairs, one_way, ConflictConfig(threshold=0.7)) == []
+    with pytest.raises(ValueError, match="expected \\(2, 3\\)"):
+        conflicts_of(pairs, np.zeros((1, 3), dtype=np.float32), ConflictConfig())
 
 
 def test_long_adversarial_claims_stay_bounded() -> None:
@@ -77,4 +81,4 @@ def test_long_adversarial_claims_stay_bounded() -> None:
     t0 = time.perf_counter()
     pairs = candidate_pairs(new, earlier, ConflictConfig(max_pairs=16, min_shared=1))
     assert time.perf_counter() - t0 < 5.0
-    assert len(pairs) == 16 and all(len(p.hypothesis) <= MAX_CLAIM_CHARS for p in pairs)
+    assert len(pairs) == 8 and all(len(p.hypothesis) <= MAX_CLAIM_CHARS for p in pairs)
