@@ -377,7 +377,10 @@ class ConflictSettings(_Group):
         default=32, ge=1, le=256, description="Claims of one answer kept for later answers."
     )
     max_pairs: int = Field(
-        default=16, ge=1, le=256, description="NLI pairs (new claim, earlier claim) per answer."
+        default=16,
+        ge=2,
+        le=256,
+        description="NLI pairs per answer; each candidate is read both ways.",
     )
     min_shared_words: int = Field(
         default=2, ge=1, description="Content words a pair must share to be compared."
@@ -386,7 +389,10 @@ class ConflictSettings(_Group):
         default=0.5, ge=0, le=1, description="Share of the shorter claim's words shared too."
     )
     threshold: float = Field(
-        default=0.7, gt=0, lt=1, description="NLI contradiction probability that is a conflict."
+        default=0.7,
+        gt=0,
+        lt=1,
+        description="Mean contradiction probability of both ways that is a conflict.",
     )
     ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Claim store keys expire after.")
     redis_timeout_s: float = Field(
