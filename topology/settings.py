@@ -380,7 +380,7 @@ class ConflictSettings(_Group):
         default=16,
         ge=2,
         le=256,
-        description="NLI pairs per answer; each candidate is read both ways.",
+        description="NLI pairs per answer (candidates read both ways).",
     )
     min_shared_words: int = Field(
         default=2, ge=1, description="Content words a pair must share to be compared."
@@ -392,7 +392,7 @@ class ConflictSettings(_Group):
         default=0.7,
         gt=0,
         lt=1,
-        description="Mean contradiction probability of both ways that is a conflict.",
+        description="Mean contradiction of both ways that is a conflict.",
     )
     ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Claim store keys expire after.")
     redis_timeout_s: float = Field(
