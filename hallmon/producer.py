@@ -15,6 +15,11 @@ The Kafka producer is idempotent (retries neither duplicate nor reorder within a
 key is the session id (one session stays on one partition, in order), and every message carries
 the W3C `traceparent` header: the caller's current OpenTelemetry span when there is one, else a
 fresh trace per answer, so hallmon's spans join the agent's trace.
+
+Every answer also carries `loop_step`, counted here: the model or tool calls the agent made in
+the same loop before this answer. A loop starts with the user's input (`user_input=` on
+`start_response`, `question=` on `send_response`, or `new_loop(session)`); each answer and each
+`tool_result` after that is one call. Pass `loop_step=` to set it yourself.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import secrets
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
@@ -43,6 +49,10 @@ from hallmon.schemas import (
 from hallmon.schemas.events import TraceEventBase
 
 DeliveryCallback = Callable[[Any, Any], None]
+
+MAX_TRACKED_LOOPS = 10_000
+"""Sessions whose loop counter is kept; the least recently used is forgotten beyond this (its
+next answer then counts from 0), so a long-running agent's memory stays bounded."""
 
 
 class KafkaProducerLike(Protocol):
@@ -115,6 +125,7 @@ class TraceProducer:
         self._producer: KafkaProducerLike = producer
         self._failures: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
+        self._loop_calls: OrderedDict[str, int] = OrderedDict()
 
     # --- public API -------------------------------------------------------------------------
 
@@ -127,8 +138,13 @@ class TraceProducer:
         user_input: str | None = None,
         traceparent: str | None = None,
         model: str | None = None,
+        loop_step: int | None = None,
     ) -> ResponseStream:
-        """Begin one streamed answer; send its context and deltas through the handle."""
+        """Begin one streamed answer; send its context and deltas through the handle.
+
+        `user_input` starts a new agent loop; `loop_step` defaults to the calls counted since."""
+        if user_input is not None:
+            self.new_loop(session_id)
         stream = ResponseStream(
             self,
             session_id=session_id,
@@ -136,6 +152,7 @@ class TraceProducer:
             turn=turn,
             traceparent=traceparent or new_traceparent(),
             model=model or self.model,
+            loop_step=self._count_call(session_id, loop_step),
         )
         if user_input is not None:
             stream.user_input(user_input)
@@ -152,9 +169,15 @@ class TraceProducer:
         usage: TokenUsage | Mapping[str, int] | None = None,
         response_id: str | None = None,
         traceparent: str | None = None,
+        loop_step: int | None = None,
     ) -> str:
-        """A whole answer with its context, for agents that do not stream. Returns its id."""
+        """A whole answer with its context, for agents that do not stream. Returns its id.
+
+        `question` starts a new agent loop; `loop_step` defaults to the calls counted since."""
         rid = response_id or f"r-{uuid.uuid4().hex}"
+        if question is not None:
+            self.new_loop(session_id)
+        step = self._count_call(session_id, loop_step)
         ctx = (
             context
             if isinstance(context, ResponseContext)
@@ -172,9 +195,29 @@ class TraceProducer:
             context=ctx,
             question=question,
             usage=_usage(usage),
+            loop_step=step,
         )
         self.emit(event, traceparent or new_traceparent())
         return rid
+
+    def new_loop(self, session_id: str) -> None:
+        """The user spoke: the session's next answer is step 0 of a new agent loop."""
+        with self._lock:
+            self._loop_calls[session_id] = 0
+            self._loop_calls.move_to_end(session_id)
+
+    def count_tool_call(self, session_id: str) -> None:
+        """One tool call in the session's current loop (`ResponseStream.tool_result` calls it)."""
+        self._count_call(session_id, None)
+
+    def _count_call(self, session_id: str, explicit: int | None) -> int:
+        """The calls before this one in the session's loop; records this one."""
+        with self._lock:
+            step = self._loop_calls.pop(session_id, 0) if explicit is None else explicit
+            self._loop_calls[session_id] = step + 1
+            while len(self._loop_calls) > MAX_TRACKED_LOOPS:
+                self._loop_calls.popitem(last=False)
+        return step
 
     def emit(self, event: TraceEventBase, traceparent: str | None) -> None:
         """Produce one event (key = session id), serving delivery reports as it goes."""
@@ -227,8 +270,10 @@ class ResponseStream:
         turn: int | None,
         traceparent: str,
         model: str | None,
+        loop_step: int | None = None,
     ) -> None:
         self._producer = producer
+        self.loop_step = loop_step
         self.session_id = session_id
         self.response_id = response_id
         self.turn = turn
@@ -251,6 +296,7 @@ class ResponseStream:
             "model": self.model,
             "turn": self.turn,
             "ts": datetime.now(UTC),
+            "loop_step": self.loop_step,
         }
 
     def _next_item(self, kind: str) -> str:
@@ -288,6 +334,7 @@ class ResponseStream:
         status: str = "ok",
         arguments: dict[str, Any] | None = None,
     ) -> None:
+        self._producer.count_tool_call(self.session_id)
         event = ToolResultEvent.model_validate(
             {
                 **self._common(self._next_item("tool")),

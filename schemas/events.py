@@ -122,6 +122,13 @@ class TraceEventBase(WireEvent):
         description="The extension point: free-form producer metadata (flat values), kept "
         "out of verification. Any other unknown field is a schema violation.",
     )
+    loop_step: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_WIRE_INT,
+        description="Model or tool calls the agent made before this answer in the same loop "
+        "(since the user's last input); the producer helper counts them",
+    )
 
 
 class UserInputEvent(TraceEventBase, UserInputItem):
@@ -220,6 +227,9 @@ class AssembledResponse(Contract):
     stream_ended_at: datetime | None = None
     usage: TokenUsage | None = None
     traceparent: str | None = Field(None, description="W3C trace context of the producer")
+    loop_step: int | None = Field(
+        None, ge=0, description="Calls in the agent loop before this answer (see the events)"
+    )
 
     @classmethod
     def from_response_event(cls, event: ResponseEvent) -> AssembledResponse:
@@ -236,4 +246,5 @@ class AssembledResponse(Contract):
             stream_started_at=event.ts,
             stream_ended_at=event.ts,
             usage=event.usage,
+            loop_step=event.loop_step,
         )

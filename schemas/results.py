@@ -176,6 +176,37 @@ class ClaimCounts(Contract):
         return counts
 
 
+class CitationCheck(Contract):
+    """One citation an answer makes, and whether it is precise: it names a source the answer
+    was given, and that source supports the claim the citation is attached to."""
+
+    claim_id: str
+    marker: str = Field(description="The citation as written: '[2]', 'doc-3', a URL")
+    source_id: str | None = Field(None, description="The given source it names; None: none")
+    supports: bool = Field(description="The named source entails the claim")
+
+    @property
+    def precise(self) -> bool:
+        return self.source_id is not None and self.supports
+
+
+class SessionConflict(Contract):
+    """A claim of this answer that contradicts a claim an earlier answer of the session made."""
+
+    claim_id: str
+    claim: str
+    span: Span
+    earlier_response_id: str
+    earlier_claim: str
+    earlier_span: Span
+    contradiction: float = Field(
+        ge=0.0, le=1.0, description="NLI contradiction probability, mean of both directions"
+    )
+
+
+ConflictCheck = Literal["done", "failed", "not_applicable"]
+
+
 class MonitorResult(Contract):
     """The transport-free outcome of verifying one answer."""
 
@@ -193,6 +224,15 @@ class MonitorResult(Contract):
     notes: list[str] = Field(default_factory=list, description="What could not be checked")
     model_versions: dict[str, str] = Field(default_factory=dict)
     stage_ms: dict[str, float] = Field(default_factory=dict)
+    citations: list[CitationCheck] = Field(
+        default_factory=list, description="Every citation the judged claims make"
+    )
+    citation_precision: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Share of the citations that are precise; None when the answer cites nothing",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> MonitorResult:
@@ -224,6 +264,17 @@ class VerdictEvent(MonitorResult):
     turn: int | None = None
     enforcement: Literal["not_enforced_streaming"] = ENFORCEMENT
     timings: VerdictTimings
+    loop_step: int | None = Field(None, ge=0, description="Calls in the agent loop before it")
+    session_conflicts: list[SessionConflict] = Field(
+        default_factory=list,
+        description="Claims that contradict a claim an earlier answer of the session made",
+    )
+    conflict_check: ConflictCheck | None = Field(
+        None,
+        description="Whether the session conflict check ran: 'failed' (Redis or the model "
+        "failed; session_conflicts is empty but unknown), 'not_applicable' (no claim judged); "
+        "None where no session store is configured",
+    )
 
 
 def verdict_id_for(response_id: str) -> str:

@@ -291,6 +291,7 @@ def pipeline_env(services: Services, prefix: str, model_dir: Path, **extra: str)
             "HALLMON_MODEL__PATH": str(model_dir),
             "HALLMON_MODEL__THREADS": "1",
             "HALLMON_FATIGUE__KEY_PREFIX": prefix.rstrip("."),
+            "HALLMON_CONFLICTS__KEY_PREFIX": prefix.rstrip("."),
             "HALLMON_ASSEMBLER__STREAM_TIMEOUT_S": "3",
             "HALLMON_ASSEMBLER__SCAN_INTERVAL_S": "0.5",
         }

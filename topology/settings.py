@@ -349,6 +349,61 @@ class FatigueSettings(_Group):
         description="Fleet bucket edges by context tokens (JSON list).",
     )
     key_prefix: str = Field(default="hallmon", min_length=1, description="Redis key prefix.")
+    loop_slope: float = Field(default=0.05, gt=0, description="Rate rise per loop step alert.")
+    loop_ranges: tuple[int, ...] = Field(
+        default=(0, 1, 3, 6, 11), description="Fleet bucket edges by loop step (JSON list)."
+    )
+    citation_min_precision: float = Field(
+        default=0.5, ge=0, lt=1, description="Recent citation precision at or under this alerts."
+    )
+    citation_slope: float = Field(
+        default=0.05, gt=0, description="Precision fall per turn / 1k tokens / loop step alert."
+    )
+    citation_slope_max_precision: float = Field(
+        default=0.75, ge=0, le=1, description="Precision slopes alert only under this precision."
+    )
+    contradiction_rate: float = Field(
+        default=0.2, gt=0, le=1, description="Recent share of claims contradicting earlier ones."
+    )
+    contradiction_slope: float = Field(
+        default=0.03, gt=0, description="Contradiction rate rise per turn / 1k tokens / step."
+    )
+    contradiction_slope_min_rate: float = Field(
+        default=0.1, ge=0, le=1, description="Contradiction slopes alert only from this rate up."
+    )
+
+
+class ConflictSettings(_Group):
+    """Internal contradictions, checked by the verifier (`HALLMON_CONFLICTS__*`)."""
+
+    enabled: bool = Field(default=True, description="Compare claims with the session's earlier.")
+    window: int = Field(default=20, ge=1, le=200, description="Earlier answers compared with.")
+    max_claims_per_answer: int = Field(
+        default=32, ge=1, le=256, description="Claims of one answer kept for later answers."
+    )
+    max_pairs: int = Field(
+        default=16,
+        ge=2,
+        le=256,
+        description="NLI pairs per answer (candidates read both ways).",
+    )
+    min_shared_words: int = Field(
+        default=2, ge=1, description="Content words a pair must share to be compared."
+    )
+    min_overlap: float = Field(
+        default=0.5, ge=0, le=1, description="Share of the shorter claim's words shared too."
+    )
+    threshold: float = Field(
+        default=0.7,
+        gt=0,
+        lt=1,
+        description="Mean contradiction of both ways that is a conflict.",
+    )
+    ttl_s: int = Field(default=7 * 24 * 3600, gt=0, description="Claim store keys expire after.")
+    redis_timeout_s: float = Field(
+        default=1.0, gt=0, description="Wait for the claim store; then the check is not done."
+    )
+    key_prefix: str = Field(default="hallmon", min_length=1, description="Redis key prefix.")
 
 
 class LimitsSettings(_Group):
@@ -433,6 +488,7 @@ class HallmonSettings(BaseSettings):
     limits: LimitsSettings = LimitsSettings()
     model: ModelSettings = ModelSettings()
     verifier: VerifierSettings = VerifierSettings()
+    conflicts: ConflictSettings = ConflictSettings()
 
     @model_validator(mode="after")
     def _reject_unknown_env(self) -> Self:

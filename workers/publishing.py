@@ -1,4 +1,4 @@
-"""What every worker does with Kafka: raw topics, acknowledged publishes, dead letters, retries.
+"""What every worker does with Kafka: raw topics, acknowledged publishes, dead letters.
 
 Delivery guarantee (every agent): an input offset is committed only after everything it caused
 is published. Each publish is awaited until the broker acknowledged it (acks=all), and faust
@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
-import redis.asyncio as aioredis
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 from hallmon.schemas import ContractError, Limits, encode
 from hallmon.topology.settings import HallmonSettings
@@ -161,17 +160,21 @@ async def guarded(
     message: Any,
     work: Callable[[], Awaitable[None]],
     on_failure: Callable[[BaseException], Awaitable[None]] | None = None,
+    fatal: tuple[type[BaseException], ...] = (),
 ) -> None:
     """Run one message's work so that no exception reaches faust.
 
     A failure is logged, `on_failure` gets a chance to publish what it can (the verifier's
-    `unavailable` verdict), and the message becomes a dead letter naming the error.
+    `unavailable` verdict), and the message becomes a dead letter naming the error. Exceptions
+    in `fatal` (a configuration error such as wrong Redis credentials) are re-raised instead.
     """
     try:
         await work()
         return
     except asyncio.CancelledError:
         raise
+    except fatal:
+        raise  # the caller stops the worker: no dead letter, the offset stays uncommitted
     except Exception as exc:
         failure: BaseException = exc
     if not isinstance(failure, ContractError):  # bad input is logged with its dead letter
@@ -197,19 +200,6 @@ async def guarded(
     )
 
 
-async def with_retries(call: Callable[[], Awaitable[Any]], *, what: str) -> Any:
-    """Retry a call to Redis until it succeeds: the offset is not committed meanwhile, so a
-    Redis outage pauses this partition instead of losing fatigue updates."""
-    delay = 0.2
-    while True:
-        try:
-            return await call()
-        except (aioredis.ConnectionError, aioredis.TimeoutError, OSError) as exc:
-            log.warning("%s failed (%s); retrying in %.1fs", what, exc, delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
-
-
 __all__ = [
     "PUBLISH_RETRY_S",
     "PublishFailed",
@@ -219,5 +209,4 @@ __all__ = [
     "publish",
     "publish_dead_letter",
     "raw_topic",
-    "with_retries",
 ]

@@ -6,6 +6,11 @@
   result. Its unsupported-claim rate climbs, which the fatigue alert should catch.
 - `orders`: tool results back what the bot says it did, plus a greeting with nothing to check.
 - `dropped`: a stream that never ends (the agent crashed), verified as `stream_incomplete`.
+- `forgetful`: grounded at first, then each answer contradicts one the bot gave earlier in the
+  same conversation (14 days after 30, a 6-month warranty after 2 years): the `contradictions`
+  signal, from the verdicts' `session_conflicts`.
+- `drifting`: cites its sources correctly at first, then cites documents it was never given
+  or a given one that says something else: the `citation_precision` signal falls.
 """
 
 from __future__ import annotations
@@ -192,7 +197,101 @@ DROPPED = Session(
     ],
 )
 
-SESSIONS = [STEADY, TIRED, ORDERS, DROPPED]
+ALL_DOCS = ["returns-policy", "shipping-faq", "warranty", "loyalty-program"]
+
+FORGETFUL = Session(
+    "forgetful",
+    [
+        Turn(
+            "How long do I have to return shoes?",
+            "You can return unworn shoes within 30 days of delivery.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "How fast is express delivery?",
+            "Express delivery takes 1 business day.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "Is there a warranty?",
+            "All shoes carry a 2-year warranty against manufacturing defects.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "How many points do I earn?",
+            "Members earn 1 point per euro spent.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "Sorry, how long was the return window again?",
+            "You can return unworn shoes within 14 days of delivery.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "And express delivery?",
+            "Express delivery takes 3 business days.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "What about the warranty?",
+            "All shoes carry a 6-month warranty against manufacturing defects.",
+            ALL_DOCS,
+        ),
+        Turn(
+            "And the points?",
+            "Members earn 5 points per euro spent.",
+            ALL_DOCS,
+        ),
+    ],
+)
+
+DRIFTING = Session(
+    "drifting",
+    [
+        Turn(
+            "Can I return my shoes?",
+            "Unworn shoes can be returned within 30 days of delivery [returns-policy].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "How fast is express delivery?",
+            "Express delivery takes 1 business day [shipping-faq].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "Do I pay for the return?",
+            "Return shipping costs 4.95 EUR unless the item is defective [returns-policy].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "When will my order ship?",
+            "Orders placed before 14:00 ship the same day [shipping-faq].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "When do I get my money back?",
+            "Refunds go back to the original payment method within 5 business days [shipping-faq].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "How long does standard delivery take?",
+            "Standard delivery takes 3 to 5 business days [delivery-handbook].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "What does express cost?",
+            "Express delivery costs 9.90 EUR [pricing-2024].",
+            ["returns-policy", "shipping-faq"],
+        ),
+        Turn(
+            "Remind me of the return window?",
+            "Unworn shoes can be returned within 30 days of delivery [kb-118].",
+            ["returns-policy", "shipping-faq"],
+        ),
+    ],
+)
+
+SESSIONS = [STEADY, TIRED, ORDERS, DROPPED, FORGETFUL, DRIFTING]
 
 
 def chunks(text: str, words: int = 4) -> list[str]:

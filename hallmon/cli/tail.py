@@ -44,14 +44,26 @@ def verdict_line(v: VerdictEvent) -> Text:
         worst = None
     if worst is not None:
         line.append(f"\n{'':<20}✗ {worst.status}: “{worst.claim.text[:90]}”", style="dim yellow")
+    if v.session_conflicts:
+        conflict = v.session_conflicts[0]
+        line.append(
+            f"\n{'':<20}↯ contradicts an earlier answer: “{conflict.earlier_claim[:60]}” "
+            f"(contradiction {conflict.contradiction:.2f})",
+            style="dim magenta",
+        )
+    if v.citation_precision is not None and v.citation_precision < 1.0:
+        line.append(
+            f"\n{'':<20}citation precision {v.citation_precision:.0%} of {len(v.citations)}",
+            style="dim yellow",
+        )
     return line
 
 
 def alert_line(a: FatigueAlert) -> Text:
     s = a.snapshot
     return Text(
-        f"⚠ fatigue alert  session {a.session_id}: {a.kind} = {a.value:.3f} "
-        f"(threshold {a.threshold}) after {s.responses} answers, recent unsupported rate "
+        f"⚠ fatigue alert  session {a.session_id}: {a.kind} ({a.measure}) = {a.value:.3f} "
+        f"(threshold {a.threshold:.3f}) after {s.responses} answers, recent unsupported rate "
         f"{s.recent_rate:.0%}",
         style="bold red",
     )

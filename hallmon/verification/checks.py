@@ -38,8 +38,10 @@ __all__ = [
     "check_record",
     "check_system_state",
     "citation_markers",
+    "cited_sources",
     "quotations",
     "run_checks",
+    "without_citation_markers",
 ]
 
 _SNIPPET = 90
@@ -307,6 +309,17 @@ def citation_markers(text: str) -> list[str]:
     return markers
 
 
+def _marker_or_prose(m: re.Match[str]) -> str:
+    parts = re.split(r"\s*[,;]\s*", m.group(1).strip())
+    return " " if all(_IDLIKE.match(p) for p in parts if p) else m.group(0)
+
+
+def without_citation_markers(text: str) -> str:
+    """The text with its bracketed citation markers ("[1]", "[doc-3]", "【2】") blanked out;
+    prose in brackets ("[5 million]") stays."""
+    return _BRACKET.sub(_marker_or_prose, _LENTICULAR.sub(" ", text))
+
+
 def _canon(ident: str) -> str:
     return re.sub(r"[^0-9a-z]", "", ident.lower())
 
@@ -350,6 +363,19 @@ def _resolve(marker: str, sources: Sequence[Source]) -> str | None:
     return None
 
 
+def cited_sources(
+    claim_text: str, sources: Sequence[Source], *, answer_text: str = "", claim: Claim | None = None
+) -> list[tuple[str, str | None]]:
+    """Each citation marker of the claim with the id of the given source it names (None when
+    it names none). Markers right after the claim in the answer ("... 14 days [2].") count."""
+    text = claim_text
+    if claim is not None and answer_text:
+        trail = _TRAIL.match(answer_text[claim.span.end : claim.span.end + 120])
+        if trail and trail.group(1) not in claim_text:
+            text = claim_text + " " + trail.group(1)
+    return [(marker, _resolve(marker, sources)) for marker in citation_markers(text)]
+
+
 def check_citations(
     claim_text: str, sources: Sequence[Source], *, answer_text: str = "", claim: Claim | None = None
 ) -> CheckResult:
@@ -358,18 +384,12 @@ def check_citations(
 
     Markers right after the claim in the answer ("... 14 days [2].") belong to the claim too.
     """
-    text = claim_text
-    if claim is not None and answer_text:
-        trail = _TRAIL.match(answer_text[claim.span.end : claim.span.end + 120])
-        if trail and trail.group(1) not in claim_text:
-            text = claim_text + " " + trail.group(1)
-    markers = citation_markers(text)
-    if not markers:
+    cited = cited_sources(claim_text, sources, answer_text=answer_text, claim=claim)
+    if not cited:
         return CheckResult(name="citation", passed=None, detail="no citation in the claim")
     resolved: list[str] = []
     spoofed: list[str] = []
-    for marker in markers:
-        sid = _resolve(marker, sources)
+    for marker, sid in cited:
         if sid is None:
             spoofed.append(marker)
         else:
@@ -752,10 +772,10 @@ def run_checks(
     """
     text = claim.text
     results: list[CheckResult] = []
-    # "[2]" and "【3】" are citation markers, not numbers the evidence must hold.
-    plain = _LENTICULAR.sub(" ", _BRACKET.sub(" ", text))
-    if extract_quantities(plain, True):
-        results.append(check_numbers(plain, evidence, sources))
+    # "[1]" names a source, not a quantity the evidence must state.
+    figures = without_citation_markers(text)
+    if extract_quantities(figures, True):
+        results.append(check_numbers(figures, evidence, sources))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

@@ -61,6 +61,7 @@ from hallmon.schemas.results import State, UnavailableReason
 from hallmon.topology.settings import ModelSettings, VerifierSettings, get_settings
 from hallmon.verification.calibration import CalibrationConfig, load_calibration
 from hallmon.verification.checks import run_checks
+from hallmon.verification.citations import citation_checks, citation_precision
 from hallmon.verification.claims import CLAIMS_VERSION, ClaimExtraction, extract_claims
 from hallmon.verification.evidence import (
     EvidenceIndex,
@@ -175,7 +176,7 @@ _LEAD_IN = re.compile(
 _CITATION_MARK = re.compile(r"(?<!\s)\s*(?:\[\^?[\w\-.:#/ ,]{1,40}\]|【[^】]{1,80}】)")
 
 
-def _hypothesis(claim: Claim) -> str:
+def hypothesis_text(claim: Claim) -> str:
     """The claim as the model should read it: a whole statement (with its implicit subject,
     without a leading "Yes."), markdown emphasis, code ticks and citation markers removed
     ("[doc-9]" reads as a contradiction to the model; the citation check judges the marker
@@ -260,7 +261,7 @@ class Verifier:
                     negation = check_negation(claim.statement, prepared.sources)
                     prepared.checks.append([*checks, negation] if negation else checks)
             for n, i in enumerate(prepared.judged):
-                hypothesis = _hypothesis(prepared.claims[i])
+                hypothesis = hypothesis_text(prepared.claims[i])
                 for j, ev in enumerate(prepared.evidence[n]):
                     prepared.pairs.append((ev.text, hypothesis))
                     prepared.pair_of.append((n, j))
@@ -456,6 +457,7 @@ class Verifier:
                 f"chunk(s) {', '.join(holes)} of the stream never arrived: the text in "
                 f"{len(holes)} hole(s) was not checked"
             )
+        citations = citation_checks(verdicts, prepared.sources, prepared.response.text)
         return MonitorResult(
             state=state,
             unavailable_reason=reason,
@@ -470,6 +472,8 @@ class Verifier:
             notes=notes,
             model_versions=self.model_versions(),
             stage_ms=dict(prepared.stage_ms),
+            citations=citations,
+            citation_precision=citation_precision(citations),
         )
 
     def _with_unjudged(

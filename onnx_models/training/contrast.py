@@ -152,7 +152,7 @@ def _date(hyp: str, premise: str, rng: random.Random) -> str | None:
 
 
 def _entity_swap(hyp: str, premise: str, rng: random.Random) -> str | None:
-    names = []
+    names: list[re.Match[str]] = []
     for m in _NAME.finditer(hyp):
         word = m.group(0)
         if word not in _STARTERS and word in premise and all(n.group(0) != word for n in names):

@@ -42,7 +42,10 @@ from hallmon.workers.runner import ensure_hallmon_topics  # noqa: E402
 from hallmon.cli.demo_sessions import DOCS, SESSIONS, Turn, chunks  # noqa: E402
 from hallmon.producer import KafkaProducerLike, TraceProducer  # noqa: E402
 
-TURNS: list[Turn] = [t for s in SESSIONS for t in s.turns if t.complete]
+# The four sessions of the published figures (README), not the demo's later additions, so that
+# runs stay comparable.
+BENCH_SESSIONS = ("steady", "tired", "orders", "dropped")
+TURNS: list[Turn] = [t for s in SESSIONS if s.name in BENCH_SESSIONS for t in s.turns if t.complete]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -145,6 +148,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=5.0, help="answers/s for the latency run")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
+    parser.add_argument(
+        "--no-conflicts",
+        action="store_true",
+        help="run the verifier without the session conflict check (HALLMON_CONFLICTS__ENABLED)",
+    )
     args = parser.parse_args()
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}."
@@ -155,6 +163,8 @@ def main() -> None:
             "HALLMON_ASSEMBLER__APP_ID": f"{prefix}assembler",
             "HALLMON_VERIFIER_WORKER__APP_ID": f"{prefix}verifier",
             "HALLMON_FATIGUE__KEY_PREFIX": prefix.rstrip("."),
+            "HALLMON_CONFLICTS__KEY_PREFIX": prefix.rstrip("."),
+            "HALLMON_CONFLICTS__ENABLED": "false" if args.no_conflicts else "true",
         }
     )
     os.environ.update(env)
@@ -194,6 +204,18 @@ def main() -> None:
         }
         ratio = round(pipeline["answers_per_s"] / raw["answers_per_s"], 3)
         print(json.dumps(pipeline), f"ratio={ratio}", flush=True)
+        conflict_ms = [
+            run.verdicts[i].stage_ms["conflicts"]
+            for i in ids
+            if "conflicts" in run.verdicts[i].stage_ms
+        ]
+        conflicts = {
+            "checked": len(conflict_ms),
+            "mean_ms": round(statistics.fmean(conflict_ms), 1) if conflict_ms else None,
+            "p95_ms": round(percentile(conflict_ms, 0.95), 1) if conflict_ms else None,
+            "found": sum(len(run.verdicts[i].session_conflicts) for i in ids),
+        }
+        print("session conflict check:", json.dumps(conflicts), flush=True)
 
         print(f"latency at {args.rate}/s for {args.seconds}s ...", flush=True)
         n = int(args.rate * args.seconds)
@@ -217,7 +239,13 @@ def main() -> None:
             "mean_ms": round(statistics.fmean(lat), 1),
         }
         print(json.dumps(latency), flush=True)
-        result = {"raw_nli": raw, "pipeline": pipeline, "ratio": ratio, "latency": latency}
+        result = {
+            "raw_nli": raw,
+            "pipeline": pipeline,
+            "ratio": ratio,
+            "conflicts": conflicts,
+            "latency": latency,
+        }
         print(json.dumps(result, indent=2))
         if args.out:
             args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -26,6 +26,7 @@ from hallmon.schemas import (
     ResponseDeltaEvent,
     VerdictEvent,
     decode,
+    encode,
     verdict_id_for,
 )
 from hallmon.topology.kafka_client import make_producer
@@ -34,6 +35,7 @@ from hallmon.workers.fatigue.agent import fatigue_config
 from hallmon.workers.fatigue.store import FatigueStore
 from hallmon.workers.runner import ensure_hallmon_topics
 
+from hallmon.cli.demo_sessions import DOCS, FORGETFUL
 from hallmon.producer import KafkaProducerLike, TraceProducer
 
 from ..conftest import Services, TopicWatcher, WorkerProcess, pipeline_env, settings_from_env
@@ -306,7 +308,7 @@ def test_session_whose_unsupported_rate_climbs_raises_one_alert(pipeline: Pipeli
 
     pipeline.watch.wait_for("a fatigue alert", lambda: bool(alerts()), 30, [pipeline.worker])
     time.sleep(2.0)
-    found = alerts()
+    found = [a for a in alerts() if a["kind"] == "unsupported_rate"]
     assert len(found) == 1, [
         (a["kind"], a["value"], a["threshold"], a["snapshot"]["recent_rate"],
          [(p["turn"], p["claims"], p["unsupported"]) for p in a["snapshot"]["series"]])
@@ -322,7 +324,139 @@ def test_session_whose_unsupported_rate_climbs_raises_one_alert(pipeline: Pipeli
     assert rates[-1] > rates[0]
 
 
+def fatigue_alerts(pipeline: Pipeline, sid: str, kind: str) -> list[dict[str, Any]]:
+    return [
+        a
+        for a in pipeline.watch.values(pipeline.settings.topics.fatigue)
+        if a["session_id"] == sid and a["kind"] == kind
+    ]
+
+
+def load_snapshot(settings: HallmonSettings, sid: str) -> Any:
+    async def read() -> Any:
+        store, client = fatigue_store(settings)
+        try:
+            return await store.load(sid)
+        finally:
+            await client.aclose()
+
+    return asyncio.run(read())
+
+
+REDELIVERED: set[str] = set()
+"""Verdict ids a test republished on purpose."""
+
+# The demo's `forgetful` session: four facts, then four answers that each contradict one of them.
+FACTS = [t.answer for t in FORGETFUL.turns[:4]]
+REVERSALS = [t.answer for t in FORGETFUL.turns[4:]]
+
+
+def test_self_contradicting_session_raises_one_contradictions_alert(pipeline: Pipeline) -> None:
+    sid = session()
+    rids: list[str] = []
+    # One answer at a time, as a conversation goes: each is checked against the ones before.
+    for turn, t in enumerate(FORGETFUL.turns):
+        rid = pipeline.traces.send_response(
+            sid,
+            t.answer,
+            context={"documents": [{"source_id": d, "text": DOCS[d]} for d in t.docs]},
+            turn=turn,
+            question=t.question,
+        )
+        pipeline.traces.flush()
+        pipeline.wait_verdict(rid)
+        rids.append(rid)
+    verdicts = [pipeline.verdicts_for(r)[0] for r in rids]
+    assert all(v.conflict_check == "done" for v in verdicts), [v.notes for v in verdicts]
+    assert all(v.loop_step == 0 for v in verdicts)  # each answer followed the user's input
+    assert [len(v.session_conflicts) for v in verdicts[:4]] == [0, 0, 0, 0]
+    first = verdicts[4].session_conflicts[0]
+    assert first.earlier_response_id == rids[0] and first.earlier_claim == FACTS[0]
+    assert first.claim == REVERSALS[0] and first.contradiction >= 0.7
+    assert first.span.end > first.span.start and first.earlier_span.end > 0
+    assert sum(bool(v.session_conflicts) for v in verdicts[4:]) >= 3
+
+    pipeline.watch.wait_for(
+        "a contradictions alert",
+        lambda: bool(fatigue_alerts(pipeline, sid, "contradictions")),
+        30,
+        [pipeline.worker],
+    )
+    time.sleep(2.0)
+    (alert,) = fatigue_alerts(pipeline, sid, "contradictions")
+    assert alert["value"] >= alert["threshold"]
+    snap = load_snapshot(pipeline.settings, sid)
+    assert snap.conflicts >= 3 and snap.signals["contradictions"].level >= 0.2
+
+    # Redelivered verdicts (a fatigue worker crash before its commit) change nothing: the same
+    # messages again, then a marker on the same partition to know they have been read.
+    before = snap.model_dump(exclude={"updated_at"})
+    REDELIVERED.update(v.verdict_id for v in verdicts)
+    for m in pipeline.watch.on(pipeline.settings.topics.verdicts):
+        if m.key() == sid.encode():
+            pipeline.raw.produce(
+                pipeline.settings.topics.verdicts,
+                key=m.key(),
+                value=m.value(),
+                headers=m.headers(),
+            )
+    marker = verdicts[0].model_copy(
+        update={
+            "session_id": f"{sid}-marker",
+            "response_id": f"{rids[0]}-marker",
+            "verdict_id": verdict_id_for(f"{rids[0]}-marker"),
+        }
+    )
+    pipeline.raw.produce(pipeline.settings.topics.verdicts, key=sid.encode(), value=encode(marker))
+    pipeline.raw.flush(10)
+    pipeline.watch.wait_for(
+        "the marker counted",
+        lambda: load_snapshot(pipeline.settings, f"{sid}-marker") is not None,
+        30,
+        [pipeline.worker],
+    )
+    after = load_snapshot(pipeline.settings, sid)
+    assert after.model_dump(exclude={"updated_at"}) == before
+    assert len(fatigue_alerts(pipeline, sid, "contradictions")) == 1
+    assert [a["alert_id"] for a in pipeline.watch.values(pipeline.settings.topics.fatigue)].count(
+        alert["alert_id"]
+    ) == 1
+
+
+def test_spoofed_citations_raise_a_citation_precision_alert(pipeline: Pipeline) -> None:
+    sid = session()
+    grounded = (
+        "Shoes can be returned within 30 days of delivery if they are unworn [returns-policy]."
+    )
+    spoofed = "Shoes can be returned within 30 days of delivery if they are unworn [doc-9]."
+    rids = []
+    for turn in range(8):
+        rids.append(
+            pipeline.traces.send_response(
+                sid,
+                grounded if turn < 4 else spoofed,
+                context={"documents": [{"source_id": "returns-policy", "text": POLICY}]},
+                turn=turn,
+            )
+        )
+    pipeline.traces.flush()
+    verdicts = [pipeline.wait_verdict(r) for r in rids]
+    assert [v.citation_precision for v in verdicts] == [1.0] * 4 + [0.0] * 4
+    assert verdicts[5].citations[0].source_id is None  # names no source it was given
+    pipeline.watch.wait_for(
+        "a citation_precision alert",
+        lambda: bool(fatigue_alerts(pipeline, sid, "citation_precision")),
+        30,
+        [pipeline.worker],
+    )
+    time.sleep(1.0)
+    (alert,) = fatigue_alerts(pipeline, sid, "citation_precision")
+    assert alert["value"] <= alert["threshold"]  # precision (or its slope) under its floor
+    snap = load_snapshot(pipeline.settings, sid)
+    assert snap.citations == 8 and snap.precise_citations == 4
+
+
 def test_no_verdict_is_duplicated_without_redelivery(pipeline: Pipeline) -> None:
     # Across every scenario above, only the deliberate double delivery has two verdicts.
-    counts = Counter(v.verdict_id for v in pipeline.verdicts())
+    counts = Counter(v.verdict_id for v in pipeline.verdicts() if v.verdict_id not in REDELIVERED)
     assert all(n == 1 for vid, n in counts.items() if n != 2), counts

@@ -99,3 +99,30 @@ def test_failed_delivery_is_raised_on_flush() -> None:
     traces.start_response("s-3").delta("x")
     with pytest.raises(ProducerError, match="broker down"):
         traces.flush()
+
+
+def loop_steps(fake: FakeKafka) -> list[tuple[str, int | None]]:
+    out = []
+    for m in fake.sent:
+        event = decode_trace_event(m["value"])
+        if event.type in ("response.completed", "response"):
+            out.append((event.session_id, event.loop_step))
+    return out
+
+
+def test_loop_step_counts_model_and_tool_calls_since_the_users_input() -> None:
+    fake = FakeKafka()
+    traces = TraceProducer("bot", topic="t", producer=fake)
+    first = traces.start_response("s1", user_input="Where is my order?")  # a new loop: step 0
+    first.tool_result("orders.lookup", "c1", {"status": "shipped"})  # one tool call
+    first.delta("Let me check.")
+    first.complete()
+    second = traces.start_response("s1")  # same loop: the answer and the tool call before it
+    second.delta("It has shipped.")
+    second.complete()
+    traces.send_response("s2", "Hello.", question="Hi?")  # another session: its own loop
+    traces.send_response("s1", "Anything else?", question="Thanks")  # the user spoke again
+    traces.send_response("s1", "Done.", loop_step=7)  # set by the caller
+    assert loop_steps(fake) == [("s1", 0), ("s1", 2), ("s2", 0), ("s1", 0), ("s1", 7)]
+    # every event of a stream carries its step, so the assembler keeps it
+    assert {decode_trace_event(m["value"]).loop_step for m in fake.sent[:4]} == {0}

@@ -96,6 +96,7 @@ class StreamState(BaseModel):
     )
     closed_at: float | None = None
     traceparent: str | None = None
+    loop_step: int | None = None
 
     @property
     def is_open(self) -> bool:
@@ -221,6 +222,7 @@ class Assembler:
             state.last_event_ms = max(state.last_event_ms or event_ms, event_ms)
         state.model = state.model or event.model
         state.turn = state.turn if state.turn is not None else event.turn
+        state.loop_step = state.loop_step if state.loop_step is not None else event.loop_step
         state.traceparent = state.traceparent or traceparent
         if state.partition is None:
             state.partition = partition
@@ -435,4 +437,5 @@ class Assembler:
             stream_ended_at=ended_at or datetime.fromtimestamp(now, UTC),
             usage=state.usage,
             traceparent=state.traceparent,
+            loop_step=state.loop_step,
         )

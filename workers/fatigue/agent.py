@@ -17,14 +17,9 @@ import redis.asyncio as aioredis
 from hallmon.schemas import FatigueAlert, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
-from hallmon.workers.fatigue.trend import FatigueThresholds
-from hallmon.workers.publishing import (
-    guarded,
-    limits_of,
-    publish,
-    raw_topic,
-    with_retries,
-)
+from hallmon.workers.fatigue.trend import FatigueThresholds, SignalThresholds
+from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
+from hallmon.workers.redis_errors import RedisAuthError, with_redis_retries
 from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
 
 log = logging.getLogger(__name__)
@@ -46,16 +41,35 @@ def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
         thresholds=FatigueThresholds(
             window=f.window,
             min_points=f.min_points,
-            recent_rate=f.recent_rate,
-            turn_slope=f.turn_slope,
-            context_slope=f.context_slope,
             rearm_fraction=f.rearm_fraction,
-            slope_min_rate=f.slope_min_rate,
+            unsupported=SignalThresholds(
+                level=f.recent_rate,
+                turn_slope=f.turn_slope,
+                context_slope=f.context_slope,
+                loop_slope=f.loop_slope,
+                slope_gate=f.slope_min_rate,
+            ),
+            # In badness terms: 1 - precision, so a falling precision is a rising badness.
+            citation=SignalThresholds(
+                level=1.0 - f.citation_min_precision,
+                turn_slope=f.citation_slope,
+                context_slope=f.citation_slope,
+                loop_slope=f.citation_slope,
+                slope_gate=1.0 - f.citation_slope_max_precision,
+            ),
+            contradictions=SignalThresholds(
+                level=f.contradiction_rate,
+                turn_slope=f.contradiction_slope,
+                context_slope=f.contradiction_slope,
+                loop_slope=f.contradiction_slope,
+                slope_gate=f.contradiction_slope_min_rate,
+            ),
         ),
         ttl_s=f.ttl_s,
         max_series=f.max_series,
         turn_ranges=f.turn_ranges,
         context_ranges=f.context_ranges,
+        loop_ranges=f.loop_ranges,
         key_prefix=f.key_prefix,
     )
 
@@ -87,7 +101,20 @@ def install_fatigue(
                 traceparent = valid_traceparent(headers_dict(msg.headers).get("traceparent"))
                 await handle_verdict(rt, verdict, traceparent)
 
-            await guarded(rt.telemetry, rt.dlq, stage="fatigue", message=msg, work=work)
+            try:
+                await guarded(
+                    rt.telemetry,
+                    rt.dlq,
+                    stage="fatigue",
+                    message=msg,
+                    work=work,
+                    fatal=(RedisAuthError,),
+                )
+            except RedisAuthError as exc:
+                # Configuration, not an outage: stop the worker so an operator sees it.
+                log.critical("%s", exc)
+                await app.crash(exc)
+                raise
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:
@@ -104,14 +131,15 @@ async def handle_verdict(
         await publish(rt.alerts, key=alert.session_id, value=encode(alert), traceparent=traceparent)
         rt.telemetry.count("fatigue_alerts")
         log.warning(
-            "fatigue alert for session %s: %s=%.3f >= %.3f",
+            "fatigue alert for session %s: %s %s=%.3f (threshold %.3f)",
             alert.session_id,
             alert.kind,
+            alert.measure,
             alert.value,
             alert.threshold,
         )
 
-    await with_retries(
+    await with_redis_retries(
         lambda: update_fatigue(rt.store, verdict, publish_alert), what="fatigue update in Redis"
     )
 

@@ -2,8 +2,9 @@
 
 Several answers are in flight per worker so that their NLI pairs share batches
 (`hallmon.workers.verifier.batching`); faust commits only the contiguous prefix of handled
-offsets, so concurrency keeps at-least-once. The verifier needs no Redis: fatigue is its own
-worker on the verdicts topic, so a Redis outage never holds verdicts back.
+offsets, so concurrency keeps at-least-once. Fatigue is its own worker on the verdicts topic;
+the verifier uses Redis only for the session conflict check (`session_conflicts`), whose
+failure marks the check as not done and never holds a verdict back.
 """
 
 from __future__ import annotations
@@ -13,17 +14,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import faust
+import redis.asyncio as aioredis
 from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
 from hallmon.workers.verifier.budget import ProcessPreparer
+from hallmon.workers.verifier.claim_store import ClaimStore
 from hallmon.workers.verifier.service import (
     TwoPhaseVerifier,
     VerificationService,
     failed_verdict,
 )
+from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
+
+from hallmon.verification.conflicts import ConflictConfig
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +44,7 @@ class VerifierRuntime:
     dlq: Any
     batcher: NLIBatcher
     preparer: ProcessPreparer | None = None
+    redis: aioredis.Redis | None = None
 
 
 def batching_config(settings: HallmonSettings) -> BatchingConfig:
@@ -50,8 +57,31 @@ def batching_config(settings: HallmonSettings) -> BatchingConfig:
     )
 
 
+def conflict_check(
+    settings: HallmonSettings, client: aioredis.Redis, batcher: NLIBatcher
+) -> SessionConflictCheck:
+    c = settings.conflicts
+    store = ClaimStore(client, window=c.window, ttl_s=c.ttl_s, key_prefix=c.key_prefix)
+    return SessionConflictCheck(
+        store,
+        batcher.predict,
+        ConflictConfig(
+            max_pairs=c.max_pairs,
+            min_shared=c.min_shared_words,
+            min_overlap=c.min_overlap,
+            threshold=c.threshold,
+        ),
+        max_claims_per_answer=c.max_claims_per_answer,
+        redis_timeout_s=c.redis_timeout_s,
+    )
+
+
 def install_verifier(
-    app: faust.App, settings: HallmonSettings, verifier: TwoPhaseVerifier, model: Any
+    app: faust.App,
+    settings: HallmonSettings,
+    verifier: TwoPhaseVerifier,
+    model: Any,
+    redis_client: aioredis.Redis | None = None,
 ) -> VerifierRuntime:
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
@@ -62,15 +92,23 @@ def install_verifier(
         if budget_s > 0
         else None
     )
+    client = None
+    conflicts = None
+    if settings.conflicts.enabled:
+        client = redis_client or aioredis.Redis.from_url(
+            settings.redis.url, **settings.redis.client_kwargs()
+        )
+        conflicts = conflict_check(settings, client, batcher)
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher, preparer),
+        service=VerificationService(verifier, batcher, preparer=preparer, conflicts=conflicts),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),
         batcher=batcher,
         preparer=preparer,
+        redis=client,
     )
 
     async def _close(app: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
@@ -135,6 +173,9 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
     telemetry.verdict(
         verdict.state, verdict.counts.total, verdict.counts.unsupported, verdict.timings.latency_ms
     )
+    if verdict.conflict_check is not None:
+        telemetry.count(f"conflict_checks.{verdict.conflict_check}")
+        telemetry.count("session_conflicts", len(verdict.session_conflicts))
     return verdict
 
 
@@ -143,12 +184,15 @@ async def close_verifier(rt: VerifierRuntime) -> None:
     await rt.batcher.close()
     if rt.preparer is not None:
         rt.preparer.close()
+    if rt.redis is not None:
+        await rt.redis.aclose()
 
 
 __all__ = [
     "VerifierRuntime",
     "batching_config",
     "close_verifier",
+    "conflict_check",
     "handle_response",
     "install_verifier",
     "verify_message",

@@ -23,6 +23,7 @@ from hallmon.schemas import (
     verdict_id_for,
 )
 from hallmon.workers.verifier.batching import NLIBatcher
+from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
 
 
 class PreparedLike(Protocol):
@@ -40,6 +41,20 @@ class TwoPhaseVerifier(Protocol):
     def model_versions(self) -> dict[str, str]: ...
 
 
+def timings_of(
+    response: AssembledResponse, *, verification_ms: float, now: datetime | None = None
+) -> VerdictTimings:
+    now = now or datetime.now(UTC)
+    ended = response.stream_ended_at
+    latency_ms = (now - ended).total_seconds() * 1000.0 if ended is not None else None
+    return VerdictTimings(
+        stream_ended_at=ended,
+        verdict_at=now,
+        latency_ms=max(latency_ms, 0.0) if latency_ms is not None else None,
+        verification_ms=round(verification_ms, 3),
+    )
+
+
 def verdict_event(
     response: AssembledResponse,
     result: MonitorResult,
@@ -47,9 +62,6 @@ def verdict_event(
     verification_ms: float,
     now: datetime | None = None,
 ) -> VerdictEvent:
-    now = now or datetime.now(UTC)
-    ended = response.stream_ended_at
-    latency_ms = (now - ended).total_seconds() * 1000.0 if ended is not None else None
     return VerdictEvent(
         **result.model_dump(),
         verdict_id=verdict_id_for(response.response_id),
@@ -58,12 +70,8 @@ def verdict_event(
         agent_id=response.agent_id,
         model=response.model,
         turn=response.turn,
-        timings=VerdictTimings(
-            stream_ended_at=ended,
-            verdict_at=now,
-            latency_ms=max(latency_ms, 0.0) if latency_ms is not None else None,
-            verification_ms=round(verification_ms, 3),
-        ),
+        loop_step=response.loop_step,
+        timings=timings_of(response, verification_ms=verification_ms, now=now),
     )
 
 
@@ -85,13 +93,29 @@ Preparer = Callable[[AssembledResponse], Awaitable[Any]]
 
 class VerificationService:
     def __init__(
-        self, verifier: TwoPhaseVerifier, batcher: NLIBatcher, preparer: Preparer | None = None
+        self,
+        verifier: TwoPhaseVerifier,
+        batcher: NLIBatcher,
+        *,
+        preparer: Preparer | None = None,
+        conflicts: SessionConflictCheck | None = None,
     ) -> None:
         self.verifier = verifier
         self.batcher = batcher
         self.preparer = preparer
+        self.conflicts = conflicts
 
     async def verify(self, response: AssembledResponse) -> VerdictEvent:
+        t0 = time.perf_counter()
+        verdict = await self._verify(response)
+        if self.conflicts is not None:
+            verdict = await self.conflicts.check(verdict)
+            # The verdict is ready only now: its time and latency include the conflict check.
+            timings = timings_of(response, verification_ms=_ms(t0))
+            verdict = verdict.model_copy(update={"timings": timings})
+        return verdict
+
+    async def _verify(self, response: AssembledResponse) -> VerdictEvent:
         t0 = time.perf_counter()
         if self.preparer is None:
             prepared = self.verifier.prepare(response)

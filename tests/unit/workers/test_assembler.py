@@ -202,3 +202,13 @@ def test_assembled_answer_is_valid_wire_json() -> None:
     _, steps = run(Assembler(), [*stream(["A"]), completed(0)])
     assert steps[-1].emit is not None
     assert b'"complete":true' in encode(steps[-1].emit)
+
+
+def test_loop_step_of_the_stream_reaches_the_assembled_answer() -> None:
+    events = [ev("response.delta", "x0", seq=0, text="Done.", loop_step=4), completed(0)]
+    _, steps = run(Assembler(), events)
+    (answer,) = [s.emit for s in steps if s.emit]
+    assert answer.loop_step == 4
+    # a producer that does not send it: none, never a made-up 0
+    _, steps = run(Assembler(), [ev("response.delta", "x0", seq=0, text="Done."), completed(0)])
+    assert [s.emit.loop_step for s in steps if s.emit] == [None]

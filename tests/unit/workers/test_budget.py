@@ -67,7 +67,7 @@ def test_service_turns_over_budget_into_evaluation_failed() -> None:
         verifier = HangingVerifier()
         preparer = ProcessPreparer(verifier, budget_s=0.5)
         batcher = NLIBatcher(_NoModel(), BatchingConfig())
-        service = VerificationService(verifier, batcher, preparer)
+        service = VerificationService(verifier, batcher, preparer=preparer)
         try:
             verdict = await service.verify(answer("hang"))
             assert (verdict.state, verdict.unavailable_reason) == (

@@ -37,3 +37,39 @@ def test_headers_and_counts_without_a_collector() -> None:
         t.dead_letter("malformed_json")
         t.verdict("checked", 3, 1, 12.0)
     assert t.counts["dead_letters"] == 1 and t.counts["claims"] == 3
+
+
+def test_the_conflict_check_runs_before_the_verdict_time_is_taken() -> None:
+    import asyncio
+    from typing import Any
+
+    from hallmon.schemas import VerdictEvent
+    from hallmon.workers.verifier.service import VerificationService
+
+    class Prepared:
+        def __init__(self) -> None:
+            self.pairs: list[tuple[str, str]] = []
+            self.result = MonitorResult(state="not_applicable")
+
+    class FakeVerifier:
+        def prepare(self, response: AssembledResponse) -> Any:
+            return Prepared()
+
+        def finish(self, prepared: Any, probs: Any) -> MonitorResult:
+            return prepared.result  # type: ignore[no-any-return]
+
+        def model_versions(self) -> dict[str, str]:
+            return {"nli": "fake"}
+
+    class SlowCheck:
+        async def check(self, verdict: VerdictEvent) -> VerdictEvent:
+            await asyncio.sleep(0.05)
+            return verdict.model_copy(update={"conflict_check": "not_applicable"})
+
+    service = VerificationService(FakeVerifier(), None, conflicts=SlowCheck())  # type: ignore[arg-type]
+    response = AssembledResponse(
+        response_id="r", session_id="s", agent_id="a", text="Hi.", loop_step=2
+    )
+    verdict = asyncio.run(service.verify(response))
+    assert verdict.conflict_check == "not_applicable" and verdict.loop_step == 2
+    assert verdict.timings.verification_ms >= 50.0
