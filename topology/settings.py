@@ -309,8 +309,14 @@ class VerifierWorkerSettings(_Group):
     app_id: str = Field(
         default="hallmon-verifier", description="faust app id: the consumer group on responses."
     )
-    concurrency: int = Field(default=16, ge=1, description="Answers verified at once per worker.")
-    max_batch_pairs: int = Field(default=64, ge=1, description="NLI pairs per model call.")
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Answers verified at once per worker; from the host plan when unset.",
+    )
+    max_batch_pairs: int | None = Field(
+        default=None, ge=1, description="NLI pairs per model call; from the host plan when unset."
+    )
     max_wait_ms: float = Field(default=5.0, ge=0, description="Wait to fill an NLI batch.")
     max_pending_pairs: int = Field(
         default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
@@ -368,7 +374,9 @@ class ModelSettings(_Group):
         default=None, ge=8, description="Token window, overriding the manifest."
     )
     threads: int | None = Field(
-        default=None, ge=1, description="onnxruntime intra-op threads; all cores when unset."
+        default=None,
+        ge=1,
+        description="onnxruntime intra-op threads; the host plan's (workers/host.py) when unset.",
     )
 
 

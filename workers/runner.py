@@ -32,8 +32,13 @@ def ensure_hallmon_topics(settings: HallmonSettings) -> None:
     ensure_topics(admin, topic_specs(settings.topics))
 
 
-def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
-    """The faust app for a role with its agents installed, and the role's runtime."""
+def build_app(
+    settings: HallmonSettings, role: Role, host_roles: Sequence[str] = ("verifier",)
+) -> tuple[Any, Any]:
+    """The faust app for a role with its agents installed, and the role's runtime.
+
+    `host_roles` are the roles sharing this host's cores; the verifier sizes its model threads,
+    batches and concurrency by them (`hallmon.workers.host`)."""
     app = make_app(settings, role)
     if role == "assembler":
         from hallmon.workers.assembler.agent import install_assembler
@@ -43,24 +48,33 @@ def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
         from hallmon.workers.fatigue.agent import install_fatigue
 
         return app, install_fatigue(app, settings)
+    from hallmon.workers.host import plan_host
     from hallmon.workers.verifier.agent import install_verifier
 
     from hallmon.verification.verifier import Verifier, load_model
 
-    model = load_model(settings.model)
+    plan = plan_host(settings, host_roles)
+    # Logged at warning level so the default `--loglevel warning` still shows what was chosen.
+    log.warning("%s", plan.describe())
+    model = load_model(settings.model.model_copy(update={"threads": plan.model_threads}))
     log.info("NLI model %s", model.version)
     verifier = Verifier(model, settings=settings.verifier)
-    return app, install_verifier(app, settings, verifier, model)
+    return app, install_verifier(app, settings, verifier, model, plan)
 
 
-def run_role(settings: HallmonSettings, role: Role, loglevel: str = "warning") -> None:
+def run_role(
+    settings: HallmonSettings,
+    role: Role,
+    loglevel: str = "warning",
+    host_roles: Sequence[str] = ("verifier",),
+) -> None:
     """Run one role in this process until it is stopped."""
     import faust
     from hallmon.workers.telemetry import configure_export
 
     configure_export(settings.otel, role)
     ensure_hallmon_topics(settings)
-    app, _ = build_app(settings, role)
+    app, _ = build_app(settings, role, host_roles)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()
 
@@ -75,14 +89,22 @@ def _die_with_parent() -> None:
         pass
 
 
-def spawn_role(role: Role, env: dict[str, str] | None = None, loglevel: str = "warning") -> Any:
+def spawn_role(
+    role: Role,
+    env: dict[str, str] | None = None,
+    loglevel: str = "warning",
+    host_roles: Sequence[str] = (),
+) -> Any:
     cmd = [sys.executable, "-m", "hallmon.cli", "worker", "--role", role, "--loglevel", loglevel]
+    if host_roles:
+        cmd += ["--host-roles", ",".join(host_roles)]
     return subprocess.Popen(cmd, env=env or os.environ.copy(), preexec_fn=_die_with_parent)
 
 
 def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int:
     """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM."""
-    children = {role: spawn_role(role, loglevel=loglevel) for role in roles}
+    # Each child knows its siblings, so the verifier leaves them their share of the cores.
+    children = {role: spawn_role(role, loglevel=loglevel, host_roles=roles) for role in roles}
     stopping = False
 
     def stop(signum: int, _frame: Any) -> None:

@@ -22,6 +22,14 @@ def worker(
         ),
     ] = "all",
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "warning",
+    host_roles: Annotated[
+        str,
+        typer.Option(
+            "--host-roles",
+            help="Roles sharing this host's cores (comma-separated, or all), so the verifier "
+            "sizes its model threads and batches to what they leave; default: the --role given.",
+        ),
+    ] = "",
 ) -> None:
     """Consume agent traces, assemble answers, verify them, publish verdicts and fatigue."""
     from hallmon.topology.settings import get_settings
@@ -32,6 +40,12 @@ def worker(
     logging.basicConfig(
         level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    from hallmon.workers.host import parse_roles
+
+    try:
+        sharing = parse_roles(host_roles or role)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--host-roles") from exc
     if role == "all":
         raise typer.Exit(spawn_roles(loglevel=loglevel))
-    run_role(get_settings(), role, loglevel=loglevel)  # type: ignore[arg-type]
+    run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from typing import Any
 import faust
 from hallmon.schemas import AssembledResponse, ContractError, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.host import HostPlan, plan_host
 from hallmon.workers.publishing import limits_of, publish, publish_dead_letter, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
@@ -32,24 +33,33 @@ class VerifierRuntime:
     verdicts: Any
     dlq: Any
     batcher: NLIBatcher
+    plan: HostPlan
 
 
-def batching_config(settings: HallmonSettings) -> BatchingConfig:
+def batching_config(settings: HallmonSettings, plan: HostPlan | None = None) -> BatchingConfig:
     v = settings.verifier_worker
+    batch = (plan or plan_host(settings)).max_batch_pairs
     return BatchingConfig(
-        max_batch_pairs=v.max_batch_pairs,
+        max_batch_pairs=batch,
         max_wait_ms=v.max_wait_ms,
-        max_pending_pairs=max(v.max_pending_pairs, v.max_batch_pairs),
+        max_pending_pairs=max(v.max_pending_pairs, batch),
         max_concurrent_batches=v.max_concurrent_batches,
     )
 
 
 def install_verifier(
-    app: faust.App, settings: HallmonSettings, verifier: TwoPhaseVerifier, model: Any
+    app: faust.App,
+    settings: HallmonSettings,
+    verifier: TwoPhaseVerifier,
+    model: Any,
+    plan: HostPlan | None = None,
 ) -> VerifierRuntime:
+    """The verifier agent on `app`; `plan` (threads, batch, concurrency) defaults to a host that
+    runs the verifier alone."""
+    plan = plan or plan_host(settings)
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
-    batcher = NLIBatcher(model, batching_config(settings), on_batch=telemetry.batch)
+    batcher = NLIBatcher(model, batching_config(settings, plan), on_batch=telemetry.batch)
     rt = VerifierRuntime(
         app=app,
         settings=settings,
@@ -58,10 +68,11 @@ def install_verifier(
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),
         batcher=batcher,
+        plan=plan,
     )
     limits = limits_of(settings)
 
-    @app.agent(responses, name="hallmon.verify", concurrency=settings.verifier_worker.concurrency)
+    @app.agent(responses, name="hallmon.verify", concurrency=plan.concurrency)
     async def verify(stream: Any) -> None:
         async for event in stream.events():
             msg = event.message
