@@ -322,6 +322,11 @@ class VerifierWorkerSettings(_Group):
         default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
     )
     max_concurrent_batches: int = Field(default=1, ge=1, description="Model calls at once.")
+    pair_cache_size: int = Field(
+        default=4_096,
+        ge=0,
+        description="Recently judged (passage, claim) pairs remembered across answers (0: off).",
+    )
 
 
 class FatigueSettings(_Group):
@@ -397,6 +402,17 @@ class VerifierSettings(_Group):
         default=256, ge=1, description="Claims judged per answer; the rest are reported unclear."
     )
     batch_size: int = Field(default=32, ge=1, description="NLI pairs per model call in verify().")
+    skip_decided_claims: bool = Field(
+        default=True,
+        description="Skip the NLI model for claims a failed deterministic check already decides.",
+    )
+    retrieval_ratio: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Judge a claim's passages down to this share of its best retrieval score "
+        "(0: all top_k).",
+    )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",

@@ -92,11 +92,11 @@ def plan_host(
     others = len(host_roles) - 1
     free = cores - VERIFIER_LOOP_CORES - OTHER_LOOP_CORES * others
     threads = max(1, int(free))
-    batch = min(MAX_BATCH_PAIRS, PAIRS_PER_THREAD * threads)
     overridden: list[str] = []
     if settings.model.threads is not None:
         threads = settings.model.threads
         overridden.append("HALLMON_MODEL__THREADS")
+    batch = min(MAX_BATCH_PAIRS, PAIRS_PER_THREAD * threads)
     worker = settings.verifier_worker
     if worker.max_batch_pairs is not None:
         batch = worker.max_batch_pairs

@@ -65,6 +65,7 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
+from hallmon.verification.pair_budget import PairBudget, unique_pairs
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, assess
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
@@ -176,6 +177,7 @@ class Verifier:
         self.calibration_sha = calibration_sha or "in-memory"
         self.top_k = self.settings.top_k or calibration.top_k
         self.passages = passage_config(model.max_length if model is not None else None)
+        self.pair_budget = PairBudget.from_settings(self.settings)
 
     @property
     def risk_config(self) -> RiskConfig:
@@ -228,8 +230,8 @@ class Verifier:
                     )
             for n, i in enumerate(prepared.judged):
                 hypothesis = _hypothesis(prepared.claims[i])
-                for j, ev in enumerate(prepared.evidence[n]):
-                    prepared.pairs.append((ev.text, hypothesis))
+                for j in self.pair_budget.passages(prepared.evidence[n], prepared.checks[n]):
+                    prepared.pairs.append((prepared.evidence[n][j].text, hypothesis))
                     prepared.pair_of.append((n, j))
         except Exception as exc:  # any stage failing must surface as evaluation_failed
             prepared.result = self._failed(prepared, _error_text(exc, stage))
@@ -284,9 +286,12 @@ class Verifier:
             raise RuntimeError(
                 "no NLI model is loaded; build the shipped model or set HALLMON_MODEL__PATH"
             )
+        # A pair repeated in the call (a repeated claim, a passage in two sources) runs once.
+        unique, inverse = unique_pairs(pairs)
         size = self.settings.batch_size
-        parts = [self.model.predict(pairs[i : i + size]) for i in range(0, len(pairs), size)]
-        return np.concatenate(parts, axis=0)
+        parts = [self.model.predict(unique[i : i + size]) for i in range(0, len(unique), size)]
+        probs: Probs = np.concatenate(parts, axis=0)[inverse]
+        return probs
 
     # --- inside ---------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ def batching_config(settings: HallmonSettings, plan: HostPlan | None = None) -> 
         max_wait_ms=v.max_wait_ms,
         max_pending_pairs=max(v.max_pending_pairs, batch),
         max_concurrent_batches=v.max_concurrent_batches,
+        pair_cache_size=v.pair_cache_size,
     )
 
 

@@ -51,6 +51,12 @@ def test_settings_override_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "HALLMON_MODEL__THREADS" in plan.describe()
 
 
+def test_batches_follow_overridden_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HALLMON_MODEL__THREADS", "2")
+    plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
+    assert (plan.model_threads, plan.max_batch_pairs, plan.concurrency) == (2, 64, 32)
+
+
 def test_batch_override_resizes_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HALLMON_VERIFIER_WORKER__MAX_BATCH_PAIRS", "128")
     plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
