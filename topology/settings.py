@@ -383,6 +383,13 @@ class ModelSettings(_Group):
         ge=1,
         description="onnxruntime intra-op threads; the host plan's (workers/host.py) when unset.",
     )
+    rows_per_call: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="Pairs per onnxruntime call; 1 keeps each pair's scores independent of the "
+        "others in its batch, more buckets rows by length.",
+    )
 
 
 class VerifierSettings(_Group):
@@ -407,11 +414,11 @@ class VerifierSettings(_Group):
         description="Skip the NLI model for claims a failed deterministic check already decides.",
     )
     retrieval_ratio: float = Field(
-        default=0.0,
+        default=0.3,
         ge=0,
         le=1,
         description="Judge a claim's passages down to this share of its best retrieval score "
-        "(0: all top_k).",
+        "(0: all top_k; 0.3 kept the regression gate's F1 with a third fewer pairs).",
     )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),

@@ -84,6 +84,7 @@ def load_model(settings: ModelSettings | None = None) -> OnnxNLIModel:
         labels=list(settings.labels) if settings.labels else None,
         max_length=settings.max_length,
         intra_op_threads=settings.threads,
+        batch_size=settings.rows_per_call,
     )
 
 
