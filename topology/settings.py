@@ -420,6 +420,13 @@ class VerifierSettings(_Group):
         description="Judge a claim's passages down to this share of its best retrieval score "
         "(0: all top_k; 0.3 kept the regression gate's F1 with a third fewer pairs).",
     )
+    early_stop_entailment: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="A claim whose best passage entails it with this probability is settled "
+        "without judging its other passages (0: off).",
+    )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",

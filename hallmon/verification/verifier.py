@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +65,7 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
-from hallmon.verification.pair_budget import PairBudget, unique_pairs
+from hallmon.verification.pair_budget import PairBudget, Rounds, drive, rounds, unique_pairs
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, assess
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
@@ -275,10 +275,15 @@ class Verifier:
             return prepared.result
         try:
             with _timed(prepared.stage_ms, "nli"):
-                probs = self.predict(prepared.pairs)
+                (probs,) = drive(self.pair_rounds([prepared]), self.predict)
         except Exception as exc:
             return self._failed(prepared, _error_text(exc, "nli"))
         return self.finish(prepared, probs)
+
+    def pair_rounds(self, answers: Sequence[PreparedAnswer]) -> Rounds:
+        """The model rounds of these prepared answers under the pair budget (early stop);
+        drive it with `pair_budget.drive` or `drive_async`, then `finish` each answer."""
+        return rounds(answers, self.pair_budget)
 
     def predict(self, pairs: list[Pair]) -> Probs:
         if not pairs:
