@@ -15,18 +15,24 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallmon.topology.app import Role, make_app
-from hallmon.topology.kafka_client import check_reachable, make_admin
-from hallmon.topology.settings import HallmonSettings
-from hallmon.topology.topics import ensure_topics, topic_specs
+if TYPE_CHECKING:
+    from hallmon.topology.app import Role
+    from hallmon.topology.settings import HallmonSettings
+
+# faust, confluent-kafka and pydantic are imported where they are used, not here: the
+# supervisor of `hallmon worker` (`python -m hallmon.workers.runner`) imports only this module
+# and stays small beside the three role processes it watches.
 
 log = logging.getLogger(__name__)
 ROLES: tuple[Role, ...] = ("assembler", "verifier", "fatigue")
 
 
 def ensure_hallmon_topics(settings: HallmonSettings) -> None:
+    from hallmon.topology.kafka_client import check_reachable, make_admin
+    from hallmon.topology.topics import ensure_topics, topic_specs
+
     admin = make_admin(settings.kafka, {"log_level": 0})
     check_reachable(admin, settings.kafka)
     ensure_topics(admin, topic_specs(settings.topics))
@@ -39,6 +45,8 @@ def build_app(
 
     `host_roles` are the roles sharing this host's cores; the verifier sizes its model threads,
     batches and concurrency by them (`hallmon.workers.host`)."""
+    from hallmon.topology.app import make_app
+
     app = make_app(settings, role)
     if role == "assembler":
         from hallmon.workers.assembler.agent import install_assembler
@@ -135,4 +143,18 @@ def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int
     return code
 
 
-__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "run_role", "spawn_roles"]
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hallmon.workers.runner [--loglevel L]`: the supervisor of all roles, which
+    `hallmon worker --role all` execs into so the CLI's imports do not stay resident."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m hallmon.workers.runner")
+    parser.add_argument("--loglevel", default="warning")
+    args = parser.parse_args(argv)
+    return spawn_roles(loglevel=args.loglevel)
+
+
+__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "main", "run_role", "spawn_roles"]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from typing import Annotated, Literal
 
 import typer
@@ -33,7 +35,7 @@ def worker(
 ) -> None:
     """Consume agent traces, assemble answers, verify them, publish verdicts and fatigue."""
     from hallmon.topology.settings import get_settings
-    from hallmon.workers.runner import run_role, spawn_roles
+    from hallmon.workers.runner import run_role
 
     if role not in ("all", "assembler", "verifier", "fatigue"):
         raise typer.BadParameter(f"--role {role!r}: use all, assembler, verifier or fatigue")
@@ -47,5 +49,10 @@ def worker(
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--host-roles") from exc
     if role == "all":
-        raise typer.Exit(spawn_roles(loglevel=loglevel))
+        # Replace this process with the small supervisor: the CLI's imports (the model runtime,
+        # rich, every command) would otherwise stay resident beside the three roles.
+        supervisor = [sys.executable, "-m", "hallmon.workers.runner", "--loglevel", loglevel]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, supervisor)
     run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]
