@@ -317,7 +317,12 @@ class VerifierWorkerSettings(_Group):
     max_batch_pairs: int | None = Field(
         default=None, ge=1, description="NLI pairs per model call; from the host plan when unset."
     )
-    max_wait_ms: float = Field(default=5.0, ge=0, description="Wait to fill an NLI batch.")
+    max_wait_ms: float | None = Field(
+        default=None,
+        ge=0,
+        description="Wait to fill an NLI batch; from the host plan when unset (0 with one row "
+        "per model call, where a fuller batch saves nothing, else 5).",
+    )
     max_pending_pairs: int = Field(
         default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
     )

@@ -32,6 +32,9 @@ PAIRS_PER_THREAD = 32
 MAX_BATCH_PAIRS = 128
 # Answers in flight: enough pairs for the running batch and the next one at ~4 pairs/answer.
 PAIRS_PER_ANSWER = 4
+# Waiting to fill a batch pays only when rows share a model call (padding amortised); with one
+# row per call (the default) it is pure latency.
+BATCH_WAIT_MS = 5.0
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,13 @@ class HostPlan:
     model_threads: int
     max_batch_pairs: int
     concurrency: int
+    max_wait_ms: float = 0.0
     overridden: tuple[str, ...] = ()
 
     def describe(self) -> str:
         chosen = (
             f"{self.model_threads} model thread(s), {self.max_batch_pairs} pairs per batch, "
-            f"{self.concurrency} answers in flight"
+            f"{self.concurrency} answers in flight, {self.max_wait_ms:g} ms batch wait"
         )
         why = f"{self.cores} core(s) for roles {'+'.join(self.roles)}"
         set_by_env = (
@@ -105,12 +109,17 @@ def plan_host(
     if worker.concurrency is not None:
         concurrency = worker.concurrency
         overridden.append("HALLMON_VERIFIER_WORKER__CONCURRENCY")
+    wait = 0.0 if settings.model.rows_per_call == 1 else BATCH_WAIT_MS
+    if worker.max_wait_ms is not None:
+        wait = worker.max_wait_ms
+        overridden.append("HALLMON_VERIFIER_WORKER__MAX_WAIT_MS")
     return HostPlan(
         cores=cores,
         roles=host_roles,
         model_threads=threads,
         max_batch_pairs=batch,
         concurrency=concurrency,
+        max_wait_ms=wait,
         overridden=tuple(overridden),
     )
 

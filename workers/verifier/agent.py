@@ -38,10 +38,11 @@ class VerifierRuntime:
 
 def batching_config(settings: HallmonSettings, plan: HostPlan | None = None) -> BatchingConfig:
     v = settings.verifier_worker
-    batch = (plan or plan_host(settings)).max_batch_pairs
+    plan = plan or plan_host(settings)
+    batch = plan.max_batch_pairs
     return BatchingConfig(
         max_batch_pairs=batch,
-        max_wait_ms=v.max_wait_ms,
+        max_wait_ms=plan.max_wait_ms,
         max_pending_pairs=max(v.max_pending_pairs, batch),
         max_concurrent_batches=v.max_concurrent_batches,
         pair_cache_size=v.pair_cache_size,

@@ -63,6 +63,15 @@ def test_batch_override_resizes_concurrency(monkeypatch: pytest.MonkeyPatch) -> 
     assert (plan.model_threads, plan.concurrency) == (1, 64)
 
 
+def test_batch_wait_only_when_rows_share_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert plan_host(HallmonSettings(), ("verifier",), cores=2).max_wait_ms == 0
+    monkeypatch.setenv("HALLMON_MODEL__ROWS_PER_CALL", "32")
+    assert plan_host(HallmonSettings(), ("verifier",), cores=2).max_wait_ms == 5
+    monkeypatch.setenv("HALLMON_VERIFIER_WORKER__MAX_WAIT_MS", "2")
+    plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
+    assert plan.max_wait_ms == 2 and "HALLMON_VERIFIER_WORKER__MAX_WAIT_MS" in plan.overridden
+
+
 def test_roles_parse_and_always_include_the_verifier() -> None:
     assert parse_roles("all") == ("assembler", "verifier", "fatigue")
     assert parse_roles("fatigue, assembler") == ("assembler", "verifier", "fatigue")
