@@ -339,6 +339,7 @@ def pipeline(
     processes: Sequence[tuple[str, dict[str, str]]],
     n: int,
     *,
+    repeats: int = 3,
     latency_s: float | None = None,
 ) -> dict[str, Any]:
     print(f"{name}: starting workers ...", flush=True)
@@ -346,7 +347,12 @@ def pipeline(
     try:
         workers.run.warm(900_000)
         result: dict[str, Any] = {"plan": workers.plan_lines()}
-        result |= workers.run.throughput(n, 0, [p.pid for p in workers.procs])
+        pids = [p.pid for p in workers.procs]
+        # Best of `repeats`: other work on a shared machine only ever slows a run down.
+        runs = [workers.run.throughput(n, 100_000 * k, pids) for k in range(repeats)]
+        result |= max(runs, key=lambda r: r["answers_per_s"])
+        result["answers_per_s_runs"] = [r["answers_per_s"] for r in runs]
+        result["peak_rss_mb_all_roles"] = max(r["peak_rss_mb_all_roles"] for r in runs)
         print(f"{name}: {json.dumps(result)}", flush=True)
         if latency_s:
             result["alone"] = workers.run.alone(8, 910_000)
@@ -409,6 +415,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=8.0, help="per latency load point")
+    parser.add_argument("--repeats", type=int, default=3, help="throughput runs; best counts")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"of {', '.join(PARTS)}")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
     parser.add_argument("--png", type=Path, default=None, help="draw them")
@@ -432,9 +439,13 @@ def main() -> None:
     all_roles = [("--role all", {})]
     if "pipeline" in parts or "latency" in parts:
         latency_s = args.seconds if "latency" in parts else None
-        report["pipeline"] = pipeline("pipeline", all_roles, args.answers, latency_s=latency_s)
+        report["pipeline"] = pipeline(
+            "pipeline", all_roles, args.answers, repeats=args.repeats, latency_s=latency_s
+        )
     if "today" in parts:
-        report["today"] = pipeline("today", [("--role all", today_env(cores))], args.answers)
+        report["today"] = pipeline(
+            "today", [("--role all", today_env(cores))], args.answers, repeats=args.repeats
+        )
     if "scaleout" in parts:
         sides = [("--role assembler --host-roles all", {}), ("--role fatigue", {})]
         one = {"HALLMON_MODEL__THREADS": "1"}
@@ -442,11 +453,13 @@ def main() -> None:
             "scaleout-2x1",
             [*sides, ("--role verifier", one), ("--role verifier", one)],
             args.answers,
+            repeats=args.repeats,
         )
         report["scaleout_one_process"] = pipeline(
             "scaleout-1x2",
             [*sides, ("--role verifier", {"HALLMON_MODEL__THREADS": "2"})],
             args.answers,
+            repeats=args.repeats,
         )
         two, one_p = report["scaleout_two_processes"], report["scaleout_one_process"]
         report["scaleout_ratio"] = round(two["answers_per_s"] / one_p["answers_per_s"], 3)
