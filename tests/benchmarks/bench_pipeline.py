@@ -397,8 +397,8 @@ def draw(report: dict[str, Any], png: Path) -> None:
         labels.append(f"bare model\n({report['raw']['model_threads']} thread)")
         values.append(report["bare_model_answers_per_s"])
     named = [
-        ("pipeline", "pipeline\ndefaults"),
-        ("today", "pipeline\nprevious defaults"),
+        ("pipeline", "defaults"),
+        ("today", "previous\ndefaults"),
         ("scaleout_two_processes", "2 verifiers\n× 1 thread"),
         ("scaleout_one_process", "1 verifier\n× 2 threads"),
     ]
