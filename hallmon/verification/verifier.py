@@ -56,6 +56,7 @@ from hallmon.schemas import (
 )
 from hallmon.schemas.results import State, UnavailableReason
 from hallmon.topology.settings import ModelSettings, VerifierSettings, get_settings
+from hallmon.verification import pair_budget
 from hallmon.verification.calibration import CalibrationConfig, load_calibration
 from hallmon.verification.checks import run_checks
 from hallmon.verification.claims import CLAIMS_VERSION, ClaimExtraction, extract_claims
@@ -65,7 +66,6 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
-from hallmon.verification.pair_budget import PairBudget, Rounds, drive, rounds, unique_pairs
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, assess
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
@@ -178,7 +178,7 @@ class Verifier:
         self.calibration_sha = calibration_sha or "in-memory"
         self.top_k = self.settings.top_k or calibration.top_k
         self.passages = passage_config(model.max_length if model is not None else None)
-        self.pair_budget = PairBudget.from_settings(self.settings)
+        self.pair_budget = pair_budget.PairBudget.from_settings(self.settings)
 
     @property
     def risk_config(self) -> RiskConfig:
@@ -275,15 +275,15 @@ class Verifier:
             return prepared.result
         try:
             with _timed(prepared.stage_ms, "nli"):
-                (probs,) = drive(self.pair_rounds([prepared]), self.predict)
+                (probs,) = pair_budget.drive(self.pair_rounds([prepared]), self.predict)
         except Exception as exc:
             return self._failed(prepared, _error_text(exc, "nli"))
         return self.finish(prepared, probs)
 
-    def pair_rounds(self, answers: Sequence[PreparedAnswer]) -> Rounds:
+    def pair_rounds(self, answers: Sequence[PreparedAnswer]) -> pair_budget.Rounds:
         """The model rounds of these prepared answers under the pair budget (early stop);
         drive it with `pair_budget.drive` or `drive_async`, then `finish` each answer."""
-        return rounds(answers, self.pair_budget)
+        return pair_budget.rounds(answers, self.pair_budget)
 
     def predict(self, pairs: list[Pair]) -> Probs:
         if not pairs:
@@ -293,7 +293,7 @@ class Verifier:
                 "no NLI model is loaded; build the shipped model or set HALLMON_MODEL__PATH"
             )
         # A pair repeated in the call (a repeated claim, a passage in two sources) runs once.
-        unique, inverse = unique_pairs(pairs)
+        unique, inverse = pair_budget.unique_pairs(pairs)
         size = self.settings.batch_size
         parts = [self.model.predict(unique[i : i + size]) for i in range(0, len(unique), size)]
         probs: Probs = np.concatenate(parts, axis=0)[inverse]
