@@ -45,6 +45,9 @@ __all__ = [
     "softmax",
 ]
 
+MIN_BUCKET_ROWS = 4
+"""Fewest rows in one model call when length bucketing cuts a batch (see `_buckets`)."""
+
 LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
 """The fixed column order of every `NLIModel.predict` result."""
 
@@ -153,6 +156,13 @@ class OnnxNLIModel:
 
     Thread-safe for `predict` (onnxruntime sessions and tokenizers are), so the verifier can call
     it from a thread pool; onnxruntime releases the GIL while it runs.
+
+    `batch_size` is the rows per onnxruntime call. The default 1 makes a pair's probabilities
+    independent of the pairs it is batched with: the int8 graph quantizes its activations with
+    one scale per call, so a pair batched with others (padding included) scored up to 0.13
+    apart from the same pair alone. On one model thread single rows are also as fast as
+    length buckets (no padding at all). Larger values bucket rows by length (`_buckets`), which
+    may pay on many intra-op threads.
     """
 
     def __init__(
@@ -165,8 +175,9 @@ class OnnxNLIModel:
         model_id: str,
         version: str,
         output: str = "logits",
-        batch_size: int = 32,
+        batch_size: int = 1,
         pad_id: int | None = None,
+        bucket_ratio: float = 1.25,
     ) -> None:
         if max_length < 8:
             raise ModelConfigError(
@@ -175,6 +186,12 @@ class OnnxNLIModel:
             )
         if batch_size < 1:
             raise ModelConfigError(f"batch_size={batch_size} must be at least 1")
+        if bucket_ratio < 1:
+            raise ModelConfigError(
+                f"bucket_ratio={bucket_ratio} must be at least 1 (the longest row of a model "
+                "call over its shortest); use 1.25, or a large value for one call per batch"
+            )
+        self.bucket_ratio = bucket_ratio
         self.model_id = model_id
         self.version = version
         self.max_length = max_length
@@ -234,7 +251,7 @@ class OnnxNLIModel:
         verify_sha256: bool = True,
         intra_op_threads: int | None = None,
         inter_op_threads: int = 1,
-        batch_size: int = 32,
+        batch_size: int = 1,
         allow_spinning: bool = False,
     ) -> OnnxNLIModel:
         """Load a model directory; arguments override the manifest's keys.
@@ -323,14 +340,34 @@ class OnnxNLIModel:
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
         encodings = self._encode(pairs)
-        # Length bucketing: similar lengths share a batch, so little compute goes to padding.
-        order = sorted(range(len(encodings)), key=lambda i: (len(encodings[i].ids), i))
         probs = np.empty((len(encodings), 3), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
+        for rows in self._buckets([len(e.ids) for e in encodings]):
             logits = self._run([encodings[i] for i in rows])
             probs[rows] = softmax(logits)[:, self._perm]
         return probs
+
+    def _buckets(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Row groups of similar token length, so little compute goes to padding.
+
+        Rows sorted by length are cut where the next row is longer than `bucket_ratio` × the
+        group's shortest (and every `batch_size` rows). A cut costs one more model call, so a
+        group keeps at least `MIN_BUCKET_ROWS` rows. On the benchmark answers (15-75 tokens)
+        this padded 1.66× the real tokens with one call per 32 pairs and 1.10× with
+        ratio 1.25, and ran the same pairs in about half the time.
+        """
+        order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+        groups: list[list[int]] = []
+        current: list[int] = []
+        for i in order:
+            full = len(current) >= self.batch_size
+            spread = current and lengths[i] > self.bucket_ratio * lengths[current[0]]
+            if full or (spread and len(current) >= MIN_BUCKET_ROWS):
+                groups.append(current)
+                current = []
+            current.append(i)
+        if current:
+            groups.append(current)
+        return groups
 
     def _encode(self, pairs: Sequence[tuple[str, str]]) -> list[Encoding]:
         batch = [(str(premise), str(hypothesis)) for premise, hypothesis in pairs]

@@ -314,13 +314,29 @@ class VerifierWorkerSettings(_Group):
     app_id: str = Field(
         default="hallmon-verifier", description="faust app id: the consumer group on responses."
     )
-    concurrency: int = Field(default=16, ge=1, description="Answers verified at once per worker.")
-    max_batch_pairs: int = Field(default=64, ge=1, description="NLI pairs per model call.")
-    max_wait_ms: float = Field(default=5.0, ge=0, description="Wait to fill an NLI batch.")
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Answers verified at once per worker; from the host plan when unset.",
+    )
+    max_batch_pairs: int | None = Field(
+        default=None, ge=1, description="NLI pairs per model call; from the host plan when unset."
+    )
+    max_wait_ms: float | None = Field(
+        default=None,
+        ge=0,
+        description="Wait to fill an NLI batch; from the host plan when unset (0 with one row "
+        "per model call, where a fuller batch saves nothing, else 5).",
+    )
     max_pending_pairs: int = Field(
         default=2_048, ge=1, description="NLI pairs queued or running before answers wait."
     )
     max_concurrent_batches: int = Field(default=1, ge=1, description="Model calls at once.")
+    pair_cache_size: int = Field(
+        default=4_096,
+        ge=0,
+        description="Recently judged (passage, claim) pairs remembered across answers (0: off).",
+    )
 
 
 class FatigueSettings(_Group):
@@ -430,7 +446,16 @@ class ModelSettings(_Group):
         default=None, ge=8, description="Token window, overriding the manifest."
     )
     threads: int | None = Field(
-        default=None, ge=1, description="onnxruntime intra-op threads; all cores when unset."
+        default=None,
+        ge=1,
+        description="onnxruntime intra-op threads; the host plan's (workers/host.py) when unset.",
+    )
+    rows_per_call: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="Pairs per onnxruntime call; 1 keeps each pair's scores independent of the "
+        "others in its batch, more buckets rows by length.",
     )
 
 
@@ -460,6 +485,24 @@ class VerifierSettings(_Group):
     )
     prepare_processes: int = Field(
         default=1, ge=1, description="Processes that run answers under the budget."
+    )
+    skip_decided_claims: bool = Field(
+        default=True,
+        description="Skip the NLI model for claims a failed deterministic check already decides.",
+    )
+    retrieval_ratio: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="Judge a claim's passages down to this share of its best retrieval score "
+        "(0: all top_k; 0.3 kept the regression gate's F1 with a third fewer pairs).",
+    )
+    early_stop_entailment: float = Field(
+        default=0.9,
+        ge=0,
+        le=1,
+        description="A claim whose best passage entails it with this probability is settled "
+        "without judging its other passages (0: off).",
     )
     unsupported_actions: tuple[Literal["allow", "warn", "block"], ...] = Field(
         default=("warn", "block"),

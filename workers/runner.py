@@ -15,25 +15,38 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hallmon.topology.app import Role, make_app
-from hallmon.topology.kafka_client import check_reachable, make_admin
-from hallmon.topology.settings import HallmonSettings
-from hallmon.topology.topics import ensure_topics, topic_specs
+if TYPE_CHECKING:
+    from hallmon.topology.app import Role
+    from hallmon.topology.settings import HallmonSettings
+
+# faust, confluent-kafka and pydantic are imported where they are used, not here: the
+# supervisor of `hallmon worker` (`python -m hallmon.workers.runner`) imports only this module
+# and stays small beside the three role processes it watches.
 
 log = logging.getLogger(__name__)
 ROLES: tuple[Role, ...] = ("assembler", "verifier", "fatigue")
 
 
 def ensure_hallmon_topics(settings: HallmonSettings) -> None:
+    from hallmon.topology.kafka_client import check_reachable, make_admin
+    from hallmon.topology.topics import ensure_topics, topic_specs
+
     admin = make_admin(settings.kafka, {"log_level": 0})
     check_reachable(admin, settings.kafka)
     ensure_topics(admin, topic_specs(settings.topics))
 
 
-def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
-    """The faust app for a role with its agents installed, and the role's runtime."""
+def build_app(
+    settings: HallmonSettings, role: Role, host_roles: Sequence[str] = ("verifier",)
+) -> tuple[Any, Any]:
+    """The faust app for a role with its agents installed, and the role's runtime.
+
+    `host_roles` are the roles sharing this host's cores; the verifier sizes its model threads,
+    batches and concurrency by them (`hallmon.workers.host`)."""
+    from hallmon.topology.app import make_app
+
     app = make_app(settings, role)
     if role == "assembler":
         from hallmon.workers.assembler.agent import install_assembler
@@ -43,24 +56,33 @@ def build_app(settings: HallmonSettings, role: Role) -> tuple[Any, Any]:
         from hallmon.workers.fatigue.agent import install_fatigue
 
         return app, install_fatigue(app, settings)
+    from hallmon.workers.host import plan_host
     from hallmon.workers.verifier.agent import install_verifier
 
     from hallmon.verification.verifier import Verifier, load_model
 
-    model = load_model(settings.model)
+    plan = plan_host(settings, host_roles)
+    # Logged at warning level so the default `--loglevel warning` still shows what was chosen.
+    log.warning("%s", plan.describe())
+    model = load_model(settings.model.model_copy(update={"threads": plan.model_threads}))
     log.info("NLI model %s", model.version)
     verifier = Verifier(model, settings=settings.verifier)
-    return app, install_verifier(app, settings, verifier, model)
+    return app, install_verifier(app, settings, verifier, model, plan=plan)
 
 
-def run_role(settings: HallmonSettings, role: Role, loglevel: str = "warning") -> None:
+def run_role(
+    settings: HallmonSettings,
+    role: Role,
+    loglevel: str = "warning",
+    host_roles: Sequence[str] = ("verifier",),
+) -> None:
     """Run one role in this process until it is stopped."""
     import faust
     from hallmon.workers.telemetry import configure_export
 
     configure_export(settings.otel, role)
     ensure_hallmon_topics(settings)
-    app, _ = build_app(settings, role)
+    app, _ = build_app(settings, role, host_roles)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()
 
@@ -75,14 +97,22 @@ def _die_with_parent() -> None:
         pass
 
 
-def spawn_role(role: Role, env: dict[str, str] | None = None, loglevel: str = "warning") -> Any:
+def spawn_role(
+    role: Role,
+    env: dict[str, str] | None = None,
+    loglevel: str = "warning",
+    host_roles: Sequence[str] = (),
+) -> Any:
     cmd = [sys.executable, "-m", "hallmon.cli", "worker", "--role", role, "--loglevel", loglevel]
+    if host_roles:
+        cmd += ["--host-roles", ",".join(host_roles)]
     return subprocess.Popen(cmd, env=env or os.environ.copy(), preexec_fn=_die_with_parent)
 
 
 def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int:
     """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM."""
-    children = {role: spawn_role(role, loglevel=loglevel) for role in roles}
+    # Each child knows its siblings, so the verifier leaves them their share of the cores.
+    children = {role: spawn_role(role, loglevel=loglevel, host_roles=roles) for role in roles}
     stopping = False
 
     def stop(signum: int, _frame: Any) -> None:
@@ -113,4 +143,18 @@ def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int
     return code
 
 
-__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "run_role", "spawn_roles"]
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m hallmon.workers.runner [--loglevel L]`: the supervisor of all roles, which
+    `hallmon worker --role all` execs into so the CLI's imports do not stay resident."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m hallmon.workers.runner")
+    parser.add_argument("--loglevel", default="warning")
+    args = parser.parse_args(argv)
+    return spawn_roles(loglevel=args.loglevel)
+
+
+__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "main", "run_role", "spawn_roles"]
+
+if __name__ == "__main__":
+    sys.exit(main())

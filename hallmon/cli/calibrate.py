@@ -68,6 +68,7 @@ def calibrate_command(
         select_split,
         tune_baseline,
     )
+    from hallmon.verification.pair_budget import PairBudget
     from hallmon.verification.verdicts import FEATURES
 
     ids = load_split()
@@ -83,6 +84,8 @@ def calibrate_command(
     base = CalibrationConfig(top_k=top_k, nli_gate=NLIGate(enabled=nli_gate))
     verifier = load_verifier_or_exit(model_dir, None)
     verifier.calibration, verifier.top_k = base, top_k
+    # The combiner fits on the features of every retrieved pair, as before pairs were budgeted.
+    verifier.pair_budget = PairBudget.full()
     cache = CachedNLI(verifier.model, nli_cache) if verifier.model and nli_cache else None
     if cache is not None:
         verifier.model = cache

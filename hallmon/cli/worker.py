@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from typing import Annotated, Literal
 
 import typer
@@ -22,16 +24,35 @@ def worker(
         ),
     ] = "all",
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "warning",
+    host_roles: Annotated[
+        str,
+        typer.Option(
+            "--host-roles",
+            help="Roles sharing this host's cores (comma-separated, or all), so the verifier "
+            "sizes its model threads and batches to what they leave; default: the --role given.",
+        ),
+    ] = "",
 ) -> None:
     """Consume agent traces, assemble answers, verify them, publish verdicts and fatigue."""
     from hallmon.topology.settings import get_settings
-    from hallmon.workers.runner import run_role, spawn_roles
+    from hallmon.workers.runner import run_role
 
     if role not in ("all", "assembler", "verifier", "fatigue"):
         raise typer.BadParameter(f"--role {role!r}: use all, assembler, verifier or fatigue")
     logging.basicConfig(
         level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    from hallmon.workers.host import parse_roles
+
+    try:
+        sharing = parse_roles(host_roles or role)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--host-roles") from exc
     if role == "all":
-        raise typer.Exit(spawn_roles(loglevel=loglevel))
-    run_role(get_settings(), role, loglevel=loglevel)  # type: ignore[arg-type]
+        # Replace this process with the small supervisor: the CLI's imports (the model runtime,
+        # rich, every command) would otherwise stay resident beside the three roles.
+        supervisor = [sys.executable, "-m", "hallmon.workers.runner", "--loglevel", loglevel]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, supervisor)
+    run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]

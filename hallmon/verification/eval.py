@@ -50,6 +50,7 @@ from hallmon.schemas import (
 from hallmon.verification.calibration import ClaimTable
 from hallmon.verification.claims import extract_claims
 from hallmon.verification.evidence import EvidenceIndex, collect_sources
+from hallmon.verification.pair_budget import drive
 from hallmon.verification.sentences import split_sentences
 from hallmon.verification.text import content_tokens
 from hallmon.verification.verdicts import FEATURES, forced_outcome
@@ -381,12 +382,15 @@ def run_verifier(
     for start in range(0, len(records), answers_per_batch):
         chunk = records[start : start + answers_per_batch]
         prepared = [verifier.prepare(r.to_response()) for r in chunk]
-        pairs = [pair for p in prepared if p.result is None for pair in p.pairs]
+        active = [p for p in prepared if p.result is None]
         try:
-            probs = verifier.predict(pairs)
+            # The same rounds as the stream (early stop narrows each answer's pairs).
+            judged = drive(verifier.pair_rounds(active), verifier.predict)
+            probs = np.concatenate([np.zeros((0, 3), dtype=np.float32), *judged])
             failure = None
         except Exception as exc:  # recorded per answer, like the stream does
-            probs, failure = np.zeros((len(pairs), 3), dtype=np.float32), exc
+            rows = sum(len(p.pairs) for p in active)
+            probs, failure = np.zeros((rows, 3), dtype=np.float32), exc
         offset = 0
         for n, (record, prep) in enumerate(zip(chunk, prepared, strict=True)):
             mine = probs[offset : offset + len(prep.pairs)] if prep.result is None else probs[:0]

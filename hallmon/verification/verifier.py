@@ -35,7 +35,7 @@ import math
 import re
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,7 @@ from hallmon.schemas import (
 )
 from hallmon.schemas.results import State, UnavailableReason
 from hallmon.topology.settings import ModelSettings, VerifierSettings, get_settings
+from hallmon.verification import pair_budget
 from hallmon.verification.calibration import CalibrationConfig, load_calibration
 from hallmon.verification.checks import run_checks
 from hallmon.verification.citations import citation_checks, citation_precision
@@ -89,6 +90,7 @@ def load_model(settings: ModelSettings | None = None) -> OnnxNLIModel:
         labels=list(settings.labels) if settings.labels else None,
         max_length=settings.max_length,
         intra_op_threads=settings.threads,
+        batch_size=settings.rows_per_call,
     )
 
 
@@ -205,6 +207,7 @@ class Verifier:
         self.calibration_sha = calibration_sha or "in-memory"
         self.top_k = self.settings.top_k or calibration.top_k
         self.passages = passage_config(model.max_length if model is not None else None)
+        self.pair_budget = pair_budget.PairBudget.from_settings(self.settings)
 
     @property
     def risk_config(self) -> RiskConfig:
@@ -262,8 +265,8 @@ class Verifier:
                     prepared.checks.append([*checks, negation] if negation else checks)
             for n, i in enumerate(prepared.judged):
                 hypothesis = hypothesis_text(prepared.claims[i])
-                for j, ev in enumerate(prepared.evidence[n]):
-                    prepared.pairs.append((ev.text, hypothesis))
+                for j in self.pair_budget.passages(prepared.evidence[n], prepared.checks[n]):
+                    prepared.pairs.append((prepared.evidence[n][j].text, hypothesis))
                     prepared.pair_of.append((n, j))
         except Exception as exc:  # any stage failing must surface as evaluation_failed
             prepared.result = self._failed(prepared, _error_text(exc, stage))
@@ -306,10 +309,15 @@ class Verifier:
             return prepared.result
         try:
             with _timed(prepared.stage_ms, "nli"):
-                probs = self.predict(prepared.pairs)
+                (probs,) = pair_budget.drive(self.pair_rounds([prepared]), self.predict)
         except Exception as exc:
             return self._failed(prepared, _error_text(exc, "nli"))
         return self.finish(prepared, probs)
+
+    def pair_rounds(self, answers: Sequence[PreparedAnswer]) -> pair_budget.Rounds:
+        """The model rounds of these prepared answers under the pair budget (early stop);
+        drive it with `pair_budget.drive` or `drive_async`, then `finish` each answer."""
+        return pair_budget.rounds(answers, self.pair_budget)
 
     def predict(self, pairs: list[Pair]) -> Probs:
         if not pairs:
@@ -318,9 +326,12 @@ class Verifier:
             raise RuntimeError(
                 "no NLI model is loaded; build the shipped model or set HALLMON_MODEL__PATH"
             )
+        # A pair repeated in the call (a repeated claim, a passage in two sources) runs once.
+        unique, inverse = pair_budget.unique_pairs(pairs)
         size = self.settings.batch_size
-        parts = [self.model.predict(pairs[i : i + size]) for i in range(0, len(pairs), size)]
-        return np.concatenate(parts, axis=0)
+        parts = [self.model.predict(unique[i : i + size]) for i in range(0, len(unique), size)]
+        probs: Probs = np.concatenate(parts, axis=0)[inverse]
+        return probs
 
     # --- inside ---------------------------------------------------------------------------
 

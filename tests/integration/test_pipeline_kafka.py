@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import random
+import re
 import time
 import uuid
 from collections import Counter
@@ -460,3 +462,28 @@ def test_no_verdict_is_duplicated_without_redelivery(pipeline: Pipeline) -> None
     # Across every scenario above, only the deliberate double delivery has two verdicts.
     counts = Counter(v.verdict_id for v in pipeline.verdicts() if v.verdict_id not in REDELIVERED)
     assert all(n == 1 for vid, n in counts.items() if n != 2), counts
+
+
+def test_the_verifier_logs_the_plan_it_chose_for_this_host(pipeline: Pipeline) -> None:
+    """`hallmon worker` (all roles, through its supervisor) tells the verifier its siblings, and
+    the verifier logs what it chose for the host's cores and those roles."""
+    cores = len(os.sched_getaffinity(0))
+    pattern = re.compile(
+        r"verifier plan: (\d+) model thread.*\((\d+) core\(s\) for roles ([a-z+]+)"
+    )
+
+    def logged() -> str:
+        return pipeline.worker.log_path.read_text(errors="replace")
+
+    pipeline.watch.wait_for(
+        "the verifier's plan", lambda: bool(pattern.search(logged())), 60, [pipeline.worker]
+    )
+    plan = pattern.search(logged())
+    assert plan is not None
+    assert plan.group(3) == "assembler+verifier+fatigue"
+    assert int(plan.group(2)) == cores
+    # The test environment pins the model threads; the plan says so and follows it.
+    pinned = pipeline.settings.model.threads
+    assert int(plan.group(1)) == (pinned if pinned is not None else max(1, cores - 2))
+    if pinned is not None:
+        assert "set by the environment: HALLMON_MODEL__THREADS" in logged()

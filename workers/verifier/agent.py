@@ -17,6 +17,7 @@ import faust
 import redis.asyncio as aioredis
 from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.host import HostPlan, plan_host
 from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
@@ -43,17 +44,21 @@ class VerifierRuntime:
     verdicts: Any
     dlq: Any
     batcher: NLIBatcher
+    plan: HostPlan
     preparer: ProcessPreparer | None = None
     redis: aioredis.Redis | None = None
 
 
-def batching_config(settings: HallmonSettings) -> BatchingConfig:
+def batching_config(settings: HallmonSettings, plan: HostPlan | None = None) -> BatchingConfig:
     v = settings.verifier_worker
+    plan = plan or plan_host(settings)
+    batch = plan.max_batch_pairs
     return BatchingConfig(
-        max_batch_pairs=v.max_batch_pairs,
-        max_wait_ms=v.max_wait_ms,
-        max_pending_pairs=max(v.max_pending_pairs, v.max_batch_pairs),
+        max_batch_pairs=batch,
+        max_wait_ms=plan.max_wait_ms,
+        max_pending_pairs=max(v.max_pending_pairs, batch),
         max_concurrent_batches=v.max_concurrent_batches,
+        pair_cache_size=v.pair_cache_size,
     )
 
 
@@ -81,11 +86,16 @@ def install_verifier(
     settings: HallmonSettings,
     verifier: TwoPhaseVerifier,
     model: Any,
+    *,
     redis_client: aioredis.Redis | None = None,
+    plan: HostPlan | None = None,
 ) -> VerifierRuntime:
+    """The verifier agent on `app`; `plan` (threads, batch, concurrency) defaults to a host that
+    runs the verifier alone."""
+    plan = plan or plan_host(settings)
     responses = raw_topic(app, settings.topics.responses)
     telemetry = Telemetry("verifier")
-    batcher = NLIBatcher(model, batching_config(settings), on_batch=telemetry.batch)
+    batcher = NLIBatcher(model, batching_config(settings, plan), on_batch=telemetry.batch)
     budget_s = settings.verifier.answer_budget_s
     preparer = (
         ProcessPreparer(verifier, budget_s, settings.verifier.prepare_processes)
@@ -109,6 +119,7 @@ def install_verifier(
         batcher=batcher,
         preparer=preparer,
         redis=client,
+        plan=plan,
     )
 
     async def _close(app: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
@@ -118,7 +129,7 @@ def install_verifier(
 
     limits = limits_of(settings)
 
-    @app.agent(responses, name="hallmon.verify", concurrency=settings.verifier_worker.concurrency)
+    @app.agent(responses, name="hallmon.verify", concurrency=plan.concurrency)
     async def verify(stream: Any) -> None:
         async for event in stream.events():
             await verify_message(rt, event.message, limits)

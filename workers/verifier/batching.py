@@ -5,6 +5,11 @@ pairs of whichever answers are waiting into batches of at most `max_batch_pairs`
 most `max_wait_ms` for a batch to fill, and runs the model in a thread pool (onnxruntime
 releases the GIL, so the loop keeps consuming and publishing meanwhile).
 
+Fewer pairs: a pair the model judged recently (the same passage and claim in another answer:
+a retried or redelivered answer, a template answer over the same document) is answered from a
+bounded LRU keyed by the pair's 16-byte digest (`pair_cache_size` entries, ~0.2 KB each), and a
+pair that occurs twice in one batch runs once.
+
 Back-pressure: at most `max_pending_pairs` pairs may be queued or running; `predict` waits for
 room before it enqueues, so a slow model slows the agents (and, through them, the consumer)
 instead of piling up memory.
@@ -15,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,6 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 from hallmon.onnx_models.runtime import NLIModel
+
+from hallmon.verification.pair_budget import pair_key
 
 Pair = tuple[str, str]
 Probs = npt.NDArray[np.float32]
@@ -36,6 +43,8 @@ class BatchingConfig:
     max_concurrent_batches: int = 1
     """Batches running in the pool at once; onnxruntime already uses its own threads per
     batch, so more than one mainly helps when a batch is mostly tokenisation."""
+    pair_cache_size: int = 4096
+    """Recently judged pairs remembered (0: none)."""
 
     def __post_init__(self) -> None:
         if self.max_batch_pairs < 1 or self.max_pending_pairs < self.max_batch_pairs:
@@ -43,6 +52,11 @@ class BatchingConfig:
                 f"max_batch_pairs={self.max_batch_pairs}, max_pending_pairs="
                 f"{self.max_pending_pairs}: need 1 <= max_batch_pairs <= max_pending_pairs; fix "
                 "HALLMON_VERIFIER_WORKER__MAX_BATCH_PAIRS / __MAX_PENDING_PAIRS"
+            )
+        if self.pair_cache_size < 0:
+            raise ValueError(
+                f"pair_cache_size={self.pair_cache_size} must be >= 0 (0 turns the cache off); "
+                "fix HALLMON_VERIFIER_WORKER__PAIR_CACHE_SIZE"
             )
         if self.max_wait_ms < 0 or self.max_concurrent_batches < 1:
             raise ValueError(
@@ -60,10 +74,38 @@ class _Request:
     done: int = 0
 
 
+class PairCache:
+    """A bounded LRU of NLI probabilities by pair digest. Used on the event loop only."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._rows: OrderedDict[bytes, Probs] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def get(self, key: bytes) -> Probs | None:
+        row = self._rows.get(key)
+        if row is not None:
+            self._rows.move_to_end(key)
+        return row
+
+    def put(self, key: bytes, row: Probs) -> None:
+        if self.size <= 0:
+            return
+        self._rows[key] = row
+        self._rows.move_to_end(key)
+        while len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+
 @dataclass
 class BatchStats:
     batches: int = 0
     pairs: int = 0
+    """Pairs the model ran."""
+    requested: int = 0
+    """Pairs asked for; requested - pairs were answered by the cache or a twin in the batch."""
     model_seconds: float = 0.0
     sizes: list[int] = field(default_factory=list)
 
@@ -100,6 +142,7 @@ class NLIBatcher:
         self._collector: asyncio.Task[None] | None = None
         self._inflight: set[asyncio.Task[None]] = set()
         self._on_batch = on_batch
+        self.cache = PairCache(self.config.pair_cache_size)
         self.stats = BatchStats()
 
     async def __aenter__(self) -> NLIBatcher:
@@ -136,6 +179,22 @@ class NLIBatcher:
         """Probabilities (len(pairs), 3) for these pairs, batched with other answers' pairs."""
         if not pairs:
             return np.zeros((0, 3), dtype=np.float32)
+        self.stats.requested += len(pairs)
+        if self.cache.size <= 0:
+            return await self._enqueue(pairs)
+        out = np.empty((len(pairs), 3), dtype=np.float32)
+        missing: list[int] = []
+        for i, pair in enumerate(pairs):
+            row = self.cache.get(pair_key(pair))
+            if row is None:
+                missing.append(i)
+            else:
+                out[i] = row
+        if missing:
+            out[missing] = await self._enqueue([pairs[i] for i in missing])
+        return out
+
+    async def _enqueue(self, pairs: Sequence[Pair]) -> Probs:
         if self._collector is None:
             self.start()
         # A request bigger than the whole budget still runs, alone, rather than deadlocking.
@@ -198,19 +257,30 @@ class NLIBatcher:
     async def _run(self, batch: list[tuple[_Request, int, int]]) -> None:
         try:
             pairs = [p for req, start, end in batch for p in req.pairs[start:end]]
+            # Twins in the batch (the same passage and claim from two answers) run once.
+            keys = [pair_key(p) for p in pairs]
+            first: dict[bytes, int] = {}
+            unique: list[Pair] = []
+            for key, pair in zip(keys, pairs, strict=True):
+                if key not in first:
+                    first[key] = len(unique)
+                    unique.append(pair)
             loop = asyncio.get_running_loop()
             t0 = time.perf_counter()
             try:
-                probs = await loop.run_in_executor(self._executor, self.model.predict, pairs)
+                judged = await loop.run_in_executor(self._executor, self.model.predict, unique)
             except Exception as exc:
                 for req, _, _ in batch:
                     if not req.future.done():
                         req.future.set_exception(exc)
                 return
             seconds = time.perf_counter() - t0
-            self.stats.record(len(pairs), seconds)
+            probs = judged[[first[key] for key in keys]]
+            for key, row in first.items():
+                self.cache.put(key, judged[row].copy())
+            self.stats.record(len(unique), seconds)
             if self._on_batch is not None:
-                self._on_batch(len(pairs), seconds)
+                self._on_batch(len(unique), seconds)
             at = 0
             for req, start, end in batch:
                 n = end - start

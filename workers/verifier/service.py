@@ -25,6 +25,8 @@ from hallmon.schemas import (
 from hallmon.workers.verifier.batching import NLIBatcher
 from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
 
+from hallmon.verification.pair_budget import Rounds, drive_async
+
 
 class PreparedLike(Protocol):
     @property
@@ -39,6 +41,8 @@ class TwoPhaseVerifier(Protocol):
     def finish(self, prepared: Any, probs: npt.NDArray[np.float32]) -> MonitorResult: ...
 
     def model_versions(self) -> dict[str, str]: ...
+
+    def pair_rounds(self, answers: Sequence[Any]) -> Rounds: ...
 
 
 def timings_of(
@@ -128,7 +132,8 @@ class VerificationService:
         pairs = getattr(prepared, "pairs", [])
         if getattr(prepared, "result", None) is None and pairs:
             try:
-                probs = await self.batcher.predict(pairs)
+                rounds = self.verifier.pair_rounds([prepared])
+                (probs,) = await drive_async(rounds, self.batcher.predict)
             except Exception as exc:
                 # The verifier turns a bad probability array into evaluation_failed; an empty
                 # one of the wrong shape carries the model's error into that path.

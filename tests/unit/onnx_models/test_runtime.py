@@ -248,3 +248,34 @@ def test_wrong_output_name_is_refused(tmp_path: Path) -> None:
     (model_dir / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelConfigError, match="'scores' is not an output"):
         OnnxNLIModel.from_dir(model_dir)
+
+
+def test_length_buckets_cut_where_padding_would_grow(tmp_path: Path) -> None:
+    model = OnnxNLIModel.from_dir(make_model_dir(tmp_path / "m"), batch_size=32)
+    lengths = [10, 40, 11, 12, 41, 12, 13, 50, 42, 60, 10]
+    groups = model._buckets(lengths)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    assert [[lengths[i] for i in g] for g in groups] == [
+        [10, 10, 11, 12, 12],  # 13 > 1.25 x 10: cut
+        [13, 40, 41, 42],  # 40 > 1.25 x 13, but a call keeps at least MIN_BUCKET_ROWS rows
+        [50, 60],
+    ]
+    # batch_size still caps a call; bucket_ratio < 1 is refused with the fix.
+    capped = OnnxNLIModel.from_dir(make_model_dir(tmp_path / "c"), batch_size=2)
+    assert max(len(g) for g in capped._buckets(lengths)) == 2
+    with pytest.raises(ModelConfigError, match=r"bucket_ratio=0\.5 must be at least 1"):
+        OnnxNLIModel(
+            session=model._session,
+            tokenizer=model._tokenizer,
+            labels=model.labels,
+            max_length=64,
+            model_id="m",
+            version="v",
+            bucket_ratio=0.5,
+        )
+
+
+def test_one_row_per_call_is_the_default(tmp_path: Path) -> None:
+    model = OnnxNLIModel.from_dir(make_model_dir(tmp_path / "m"))
+    assert model.batch_size == 1
+    assert model._buckets([5, 3, 9]) == [[1], [0], [2]]

@@ -113,3 +113,47 @@ def test_empty_request_needs_no_model() -> None:
 def test_config_is_validated() -> None:
     with pytest.raises(ValueError, match="MAX_BATCH_PAIRS"):
         BatchingConfig(max_batch_pairs=10, max_pending_pairs=5)
+
+
+def test_repeated_pairs_run_once_across_answers_and_from_the_cache() -> None:
+    async def main() -> None:
+        model = FakeNLI()
+        cfg = BatchingConfig(max_batch_pairs=64, max_wait_ms=20, pair_cache_size=8)
+        async with NLIBatcher(model, cfg) as batcher:
+            # Three answers with the same five pairs land in one batch: five run.
+            same = await asyncio.gather(*(batcher.predict(pairs(0, 5)) for _ in range(3)))
+            assert sum(model.calls) == 5
+            # A later answer repeating them is answered from the cache: the model is not called.
+            again = await batcher.predict(pairs(0, 5))
+            assert sum(model.calls) == 5
+            # A mix: two cached, three new.
+            mixed = await batcher.predict(pairs(3, 5))
+            assert sum(model.calls) == 8
+        for probs in [*same, again]:
+            assert probs[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+        assert mixed[:, 0].tolist() == [3.0, 4.0, 5.0, 6.0, 7.0]
+        assert (batcher.stats.requested, batcher.stats.pairs) == (25, 8)
+
+    asyncio.run(main())
+
+
+def test_the_pair_cache_is_bounded_and_can_be_turned_off() -> None:
+    async def main() -> None:
+        model = FakeNLI()
+        async with NLIBatcher(model, BatchingConfig(max_wait_ms=0, pair_cache_size=4)) as b:
+            await b.predict(pairs(0, 10))
+            assert len(b.cache) == 4  # the last four judged
+            await b.predict(pairs(0, 1))  # evicted: runs again
+            assert sum(model.calls) == 11
+        off = FakeNLI()
+        async with NLIBatcher(off, BatchingConfig(max_wait_ms=0, pair_cache_size=0)) as b:
+            await b.predict(pairs(0, 3))
+            await b.predict(pairs(0, 3))
+            assert sum(off.calls) == 6 and len(b.cache) == 0
+
+    asyncio.run(main())
+
+
+def test_negative_cache_size_is_refused_with_the_variable_to_fix() -> None:
+    with pytest.raises(ValueError, match="HALLMON_VERIFIER_WORKER__PAIR_CACHE_SIZE"):
+        BatchingConfig(pair_cache_size=-1)
