@@ -282,6 +282,12 @@ class OtelSettings(_Group):
         default=None, description="OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318."
     )
     service_name: str = "hallmon"
+    prometheus_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Workers serve Prometheus /metrics on this port when set.",
+    )
 
 
 class AssemblerSettings(_Group):
@@ -344,6 +350,9 @@ class FatigueSettings(_Group):
         description="Fleet bucket edges by context tokens (JSON list).",
     )
     key_prefix: str = Field(default="hallmon", min_length=1, description="Redis key prefix.")
+    recent_verdicts: int = Field(
+        default=200, ge=0, description="Latest verdicts kept in Redis for the dashboard."
+    )
 
 
 class LimitsSettings(_Group):
@@ -395,6 +404,32 @@ class VerifierSettings(_Group):
     )
 
 
+class ServeSettings(_Group):
+    """`hallmon serve`, the HTTP API and dashboard (`HALLMON_SERVE__*`)."""
+
+    host: str = Field(default="127.0.0.1", description="Address to bind.")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port to bind.")
+    token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token every API call must carry (probes excepted); off when unset.",
+    )
+    cors_origins: tuple[str, ...] = Field(
+        default=(), description="Origins allowed by CORS (JSON list); CORS is off when empty."
+    )
+    max_request_bytes: int = Field(
+        default=4_000_000, gt=0, description="Largest request body; larger ones get 413."
+    )
+    check_timeout_s: float = Field(
+        default=15.0, gt=0, description="Time budget of one check; over it the answer is 503."
+    )
+    max_concurrent_checks: int = Field(
+        default=8, ge=1, description="Checks prepared at once; the rest wait inside the budget."
+    )
+    max_sessions_ranked: int = Field(
+        default=500, ge=1, description="Most recent sessions /sessions ranks by trend."
+    )
+
+
 class HallmonSettings(BaseSettings):
     """All of hallmon's configuration. Build it with `get_settings()`."""
 
@@ -416,6 +451,7 @@ class HallmonSettings(BaseSettings):
     limits: LimitsSettings = LimitsSettings()
     model: ModelSettings = ModelSettings()
     verifier: VerifierSettings = VerifierSettings()
+    serve: ServeSettings = ServeSettings()
 
     @model_validator(mode="after")
     def _reject_unknown_env(self) -> Self:

@@ -20,6 +20,7 @@ def _register() -> None:
         demo,  # noqa: F401
         eval,  # noqa: F401
         fatigue,  # noqa: F401
+        serve,  # noqa: F401
         tail,  # noqa: F401
         topics,  # noqa: F401
         worker,  # noqa: F401

@@ -8,8 +8,10 @@ id, so a redelivered answer yields the same `verdict_id`.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -68,13 +70,22 @@ def verdict_event(
 
 
 class VerificationService:
-    def __init__(self, verifier: TwoPhaseVerifier, batcher: NLIBatcher) -> None:
+    def __init__(
+        self, verifier: TwoPhaseVerifier, batcher: NLIBatcher, *, offload: Executor | None = None
+    ) -> None:
         self.verifier = verifier
         self.batcher = batcher
+        # The HTTP server runs `prepare` in a (bounded) pool so that probes and other requests
+        # are answered, and time budgets can fire, while a long answer is being prepared.
+        self.offload = offload
 
     async def verify(self, response: AssembledResponse) -> VerdictEvent:
         t0 = time.perf_counter()
-        prepared = self.verifier.prepare(response)
+        if self.offload is not None:
+            loop = asyncio.get_running_loop()
+            prepared = await loop.run_in_executor(self.offload, self.verifier.prepare, response)
+        else:
+            prepared = self.verifier.prepare(response)
         pairs = getattr(prepared, "pairs", [])
         if getattr(prepared, "result", None) is None and pairs:
             try:
