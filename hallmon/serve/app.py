@@ -29,6 +29,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hallmon.onnx_models.runtime import NLIModel
 from hallmon.schemas import AssembledResponse, FatigueSnapshot, VerdictEvent
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 KafkaCheck = Callable[[], Awaitable[str]]
 IdPath = Annotated[str, Path(min_length=1, max_length=256)]
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "The body is not JSON (or not UTF-8)"},
     401: {"model": ErrorBody, "description": "Missing or wrong bearer token"},
     413: {"model": ErrorBody, "description": "Body over HALLMON_SERVE__MAX_REQUEST_BYTES"},
 }
@@ -224,6 +226,12 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", "Content-Type"],
         )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # Framework errors (unparsable body, unknown route) in the API's one error shape.
+        body = ErrorBody(error=str(exc.detail))
+        return JSONResponse(body.model_dump(), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:

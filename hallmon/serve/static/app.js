@@ -199,7 +199,8 @@ async function renderSession(id) {
   barChart(document.getElementById("fleet-turn"), fleet.by_turn);
   barChart(document.getElementById("fleet-context"), fleet.by_context);
   document.getElementById("verdicts-title").textContent = `Latest verdicts of session ${snap.session_id}`;
-  renderVerdicts(detail.verdicts);
+  // Verdicts arrive in the order they finish; within a session, read them by turn.
+  renderVerdicts([...detail.verdicts].sort((a, b) => (b.turn ?? -1) - (a.turn ?? -1)));
 }
 
 async function refresh() {
