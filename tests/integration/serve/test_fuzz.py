@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from hallmon.serve.app import create_app
 from hallmon.topology.settings import HallmonSettings
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -15,6 +14,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from hallmon.serve.app import create_app
 from tests.integration.serve.conftest import ServedPipeline
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
