@@ -57,25 +57,34 @@ class BodySizeLimit:
                     await self._reject(send)
                     return
         received = 0
+        too_large = False
         started = False
 
         async def limited_receive() -> Message:
-            nonlocal received
+            nonlocal received, too_large
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
+                    too_large = True
                     raise _TooLarge
             return message
 
-        async def tracking_send(message: Message) -> None:
+        async def guarded_send(message: Message) -> None:
+            # The framework may turn the receive error into its own answer (400): once the
+            # budget is blown, the answer is the 413, whatever the app sends.
             nonlocal started
+            if too_large:
+                if not started:
+                    started = True
+                    await self._reject(send)
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, limited_receive, guarded_send)
         except _TooLarge:
             if not started:
                 await self._reject(send)
