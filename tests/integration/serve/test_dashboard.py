@@ -36,8 +36,13 @@ def browser() -> Iterator[webdriver.Chrome]:
         pytest.skip(why)
     options = Options()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1440,1100"):  # fmt: skip
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1440,1100",
+    ):
         options.add_argument(arg)
     # An explicit driver path: Selenium Manager never tries to download one.
     driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)

@@ -15,10 +15,12 @@ TEXTS = GuardTexts(refusal="REFUSED", notice=" [unverified]")
 
 def test_in_process_guard_warns_on_a_wrong_number_and_allows_a_grounded_answer() -> None:
     guard = Guard.in_process(TEXTS)
-    wrong = guard.check(AgentReply(output="Unworn shoes can be returned within 90 days.",
-                                   context=[POLICY]))  # fmt: skip
-    right = guard.check(AgentReply(output="Unworn shoes can be returned within 30 days.",
-                                   context=[POLICY]))  # fmt: skip
+    wrong = guard.check(
+        AgentReply(output="Unworn shoes can be returned within 90 days.", context=[POLICY])
+    )
+    right = guard.check(
+        AgentReply(output="Unworn shoes can be returned within 30 days.", context=[POLICY])
+    )
     assert wrong.action in ("warn", "block") and wrong.text != wrong.original
     assert right.action == "allow" and right.text == right.original
     assert right.result is not None and right.result.claims[0].status == "supported"

@@ -79,7 +79,7 @@ def test_check_answers_the_seed_shape_with_hallmon_extras(client: TestClient) ->
             "agent_id": "bot",
             "output": "Unworn shoes can be returned within 30 days.",
             "context": [{"source_id": "policy", "text": POLICY}],
-        },  # fmt: skip
+        },
     )
     assert r.status_code == 200, r.text
     body = r.json()
@@ -96,7 +96,7 @@ def test_tool_logs_and_memory_refs_become_context(client: TestClient) -> None:
             "output": "I have refunded order A-1 with 20 EUR.",
             "tool_logs": [{"tool": "refunds.create", "output": {"order": "A-1", "amount": 20}}],
             "memory_refs": ["The customer prefers email."],
-        },  # fmt: skip
+        },
     )
     assert r.status_code == 200, r.text
     assert r.json()["context_items"] == 2
@@ -175,9 +175,16 @@ def test_cors_is_off_by_default_and_on_for_listed_origins(client: TestClient) ->
 def test_openapi_documents_every_route_and_the_dashboard_is_served(client: TestClient) -> None:
     paths = set(client.get("/openapi.json").json()["paths"])
     assert paths == {
-        "/monitor/check", "/sessions", "/sessions/{session_id}", "/agents/{agent_id}/fatigue",
-        "/verdicts", "/verdicts/{response_id}", "/healthz", "/readyz", "/metrics",
-    }  # fmt: skip
+        "/monitor/check",
+        "/sessions",
+        "/sessions/{session_id}",
+        "/agents/{agent_id}/fatigue",
+        "/verdicts",
+        "/verdicts/{response_id}",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+    }
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
     assert "function lineChart" in client.get("/static/app.js").text
