@@ -118,6 +118,9 @@ class Telemetry:
         self._verdicts = meter.create_counter("hallmon.verdicts", description="Verdicts published")
         self._dead = meter.create_counter("hallmon.dead_letters", description="Dead letters")
         self._batch = meter.create_histogram("hallmon.nli.batch_size", description="NLI pairs")
+        self._alerts = meter.create_counter(
+            "hallmon.fatigue.alerts", description="Fatigue alerts published"
+        )
         self._dropped = meter.create_counter(
             "hallmon.assembler.dropped_events", description="Duplicate or late trace events"
         )
@@ -164,6 +167,10 @@ class Telemetry:
         self.counts["nli.batches"] += 1
         self.counts["nli.pairs"] += size
         self._batch.record(size)
+
+    def fatigue_alert(self, kind: str) -> None:
+        self.counts["fatigue_alerts"] += 1
+        self._alerts.add(1, {"kind": kind})
 
     def count(self, name: str, n: int = 1) -> None:
         self.counts[name] += n

@@ -115,7 +115,7 @@ async def handle_verdict(
         await publish(rt.alerts, key=alert.session_id, value=encode(alert), traceparent=traceparent)
         if rt.recent is not None:
             await rt.recent.add_alert(alert)
-        rt.telemetry.count("fatigue_alerts")
+        rt.telemetry.fatigue_alert(alert.kind)
         log.warning(
             "fatigue alert for session %s: %s=%.3f >= %.3f",
             alert.session_id,
