@@ -402,6 +402,10 @@ class VerifierSettings(_Group):
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",
     )
+    max_action: Literal["allow", "warn", "block"] = Field(
+        default="block",
+        description="Safe mode: the strongest action published; `warn` stops `block` advice.",
+    )
 
 
 class ServeSettings(_Group):

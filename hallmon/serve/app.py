@@ -156,7 +156,10 @@ def _build_runtime(
         max_workers=settings.serve.max_concurrent_checks, thread_name_prefix="hallmon-check"
     )
     service = VerificationService(
-        Verifier(model, settings=settings.verifier), batcher, offload=pool
+        Verifier(model, settings=settings.verifier),
+        batcher,
+        offload=pool,
+        max_action=settings.verifier.max_action,
     )
     client = redis_client or aioredis.Redis.from_url(
         settings.redis.url, **settings.redis.client_kwargs()

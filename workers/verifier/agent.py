@@ -53,7 +53,7 @@ def install_verifier(
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher),
+        service=VerificationService(verifier, batcher, max_action=settings.verifier.max_action),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 from hallmon.schemas import (
+    Action,
     AssembledResponse,
     MonitorResult,
     VerdictEvent,
@@ -69,12 +70,32 @@ def verdict_event(
     )
 
 
+_ACTION_RANK = {"allow": 0, "warn": 1, "block": 2}
+
+
+def cap_action(result: MonitorResult, max_action: Action) -> MonitorResult:
+    """Safe mode: never publish an action stronger than `max_action`, and say so."""
+    if _ACTION_RANK[result.action] <= _ACTION_RANK[max_action]:
+        return result
+    note = (
+        f"safe mode: action {result.action} published as {max_action} "
+        f"(HALLMON_VERIFIER__MAX_ACTION={max_action})"
+    )
+    return result.model_copy(update={"action": max_action, "notes": [*result.notes, note]})
+
+
 class VerificationService:
     def __init__(
-        self, verifier: TwoPhaseVerifier, batcher: NLIBatcher, *, offload: Executor | None = None
+        self,
+        verifier: TwoPhaseVerifier,
+        batcher: NLIBatcher,
+        *,
+        offload: Executor | None = None,
+        max_action: Action = "block",
     ) -> None:
         self.verifier = verifier
         self.batcher = batcher
+        self.max_action = max_action
         # The HTTP server runs `prepare` in a (bounded) pool so that probes and other requests
         # are answered, and time budgets can fire, while a long answer is being prepared.
         self.offload = offload
@@ -104,6 +125,7 @@ class VerificationService:
         result = self.verifier.finish(prepared, probs)
         if not result.model_versions:
             result = result.model_copy(update={"model_versions": self.verifier.model_versions()})
+        result = cap_action(result, self.max_action)
         return verdict_event(response, result, verification_ms=_ms(t0))
 
 

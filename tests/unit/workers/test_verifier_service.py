@@ -37,3 +37,14 @@ def test_headers_and_counts_without_a_collector() -> None:
         t.dead_letter("malformed_json")
         t.verdict("checked", 3, 1, 12.0)
     assert t.counts["dead_letters"] == 1 and t.counts["claims"] == 3
+
+
+def test_safe_mode_caps_the_published_action_and_says_so() -> None:
+    from hallmon.workers.verifier.service import cap_action
+
+    blocked = MonitorResult(state="checked", risk=0.9, action="block")
+    capped = cap_action(blocked, "warn")
+    assert capped.action == "warn" and capped.risk == 0.9
+    assert "HALLMON_VERIFIER__MAX_ACTION=warn" in capped.notes[-1]
+    assert cap_action(blocked, "block") is blocked
+    assert cap_action(MonitorResult(state="checked", action="allow"), "warn").notes == []
