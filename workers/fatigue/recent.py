@@ -8,8 +8,9 @@ is capped (LTRIM) and every key expires, so the store stays small whatever the t
     <p>:recent:verdict:{<response_id>}  STR   the full verdict JSON (if under `max_verdict_bytes`)
     <p>:fatigue:{<session>}:alerts      LIST  compact JSON `AlertMark`s, newest first
 
-A redelivered verdict is stored again (at most `per_session` duplicates crowd a session list, and
-the readers drop repeated response ids), which keeps the writes a single pipeline.
+A redelivered verdict (the same message again) replaces its earlier entry (LREM of the identical
+JSON, O(n) over a capped list) instead of crowding the list; readers also drop repeated
+response ids, which covers a verdict re-published with other timings.
 """
 
 from __future__ import annotations
@@ -152,6 +153,7 @@ class RecentStore:
             (self._session_key(verdict.session_id), cfg.per_session),
         )
         for key, cap in lists:
+            pipe.lrem(key, 0, entry)
             pipe.lpush(key, entry)
             pipe.ltrim(key, 0, cap - 1)
             pipe.expire(key, cfg.ttl_s)
