@@ -128,7 +128,9 @@ def served_pipeline(
         from hallmon.cli.demo_sessions import SESSIONS
         from hallmon.serve.app import create_app
 
-        settings = settings_from_env(env)
+        # A wider batch window than the workers' 5 ms, so that the concurrent-checks test sees
+        # shared batches even on a loaded CI machine.
+        settings = settings_from_env({**env, "HALLMON_VERIFIER_WORKER__MAX_WAIT_MS": "25"})
         app = create_app(settings)
         server = ServerThread(app, free_port()).start()
         yield ServedPipeline(
