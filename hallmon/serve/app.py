@@ -53,6 +53,8 @@ from hallmon.workers.fatigue.store import FatigueStore
 log = logging.getLogger(__name__)
 
 KafkaCheck = Callable[[], Awaitable[str]]
+RANKING_TTL_S = 2.0
+REDIS_READS_AT_ONCE = 16
 IdPath = Annotated[str, Path(min_length=1, max_length=256)]
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "The body is not JSON (or not UTF-8)"},
@@ -83,6 +85,27 @@ class Runtime:
     recent: RecentStore
     kafka_check: KafkaCheck
     pool: ThreadPoolExecutor
+    _ranked: tuple[float, list[FatigueSnapshot]] = (0.0, [])
+
+    async def ranked_sessions(self) -> list[FatigueSnapshot]:
+        """The most recent sessions ranked by trend; read at most every RANKING_TTL_S, with
+        at most REDIS_READS_AT_ONCE reads in flight, however many dashboards poll."""
+        from hallmon.cli.fatigue import trend_key
+
+        at, ranked = self._ranked
+        if time.monotonic() - at < RANKING_TTL_S:
+            return ranked
+        ids = await self.fatigue.sessions(self.settings.serve.max_sessions_ranked)
+        room = asyncio.Semaphore(REDIS_READS_AT_ONCE)
+
+        async def load(session_id: str) -> FatigueSnapshot | None:
+            async with room:
+                return await self.fatigue.load(session_id)
+
+        snaps = [s for s in await asyncio.gather(*(load(i) for i in ids)) if s is not None]
+        ranked = sorted(snaps, key=trend_key, reverse=True)
+        self._ranked = (time.monotonic(), ranked)
+        return ranked
 
 
 _bearer = HTTPBearer(auto_error=False, description="HALLMON_SERVE__TOKEN, when it is set")
@@ -287,15 +310,11 @@ def create_app(
         agent_id: Annotated[str | None, Query(max_length=256)] = None,
     ) -> SessionsPage:
         """Sessions ranked by fatigue trend (rate rise per turn, then recent rate), paged."""
-        from hallmon.cli.fatigue import trend_key
-
-        ids = await rt.fatigue.sessions(rt.settings.serve.max_sessions_ranked)
-        snaps = [s for s in await asyncio.gather(*(rt.fatigue.load(i) for i in ids)) if s]
+        snaps = await rt.ranked_sessions()
         if agent_id is not None:
             snaps = [s for s in snaps if s.agent_id == agent_id]
-        ranked = sorted(snaps, key=trend_key, reverse=True)
-        page = [SessionSummary.of(s) for s in ranked[offset : offset + limit]]
-        return SessionsPage(total=len(ranked), offset=offset, limit=limit, sessions=page)
+        page = [SessionSummary.of(s) for s in snaps[offset : offset + limit]]
+        return SessionsPage(total=len(snaps), offset=offset, limit=limit, sessions=page)
 
     @app.get(
         "/sessions/{session_id}",
