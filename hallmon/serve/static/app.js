@@ -63,7 +63,7 @@ function lineChart(svg, points, alerts, xLabel) {
     svg.appendChild(el("svg:text", { x: 4, y: sy(y) + 3 }, pct(y)));
   }
   svg.appendChild(el("svg:text", { x: L, y: H - 6 }, String(xmin)));
-  svg.appendChild(el("svg:text", { x: W - R - 40, y: H - 6 }, `${xmax} ${xLabel}`));
+  svg.appendChild(el("svg:text", { x: W - R, y: H - 6, "text-anchor": "end" }, `${xmax} ${xLabel}`));
   for (const a of alerts) {
     svg.appendChild(el("svg:line", { x1: sx(a), y1: T, x2: sx(a), y2: sy(0), class: "alert" }));
     svg.appendChild(el("svg:path", {
