@@ -163,7 +163,19 @@ def _filter(
     error_contains: str | None,
 ) -> DeadLetterFilter:
     from datetime import UTC
+    from typing import get_args
 
+    from hallmon.schemas.deadletter import DeadLetterReason, WorkerStage
+
+    for option, given, allowed in (
+        ("--reason", reason, get_args(DeadLetterReason)),
+        ("--stage", stage, get_args(WorkerStage)),
+    ):
+        unknown = sorted(set(given or ()) - set(allowed))
+        if unknown:
+            raise typer.BadParameter(
+                f"{unknown}: use one of {', '.join(allowed)}", param_hint=option
+            )
     return DeadLetterFilter(
         reasons=frozenset(reason or ()),
         stages=frozenset(stage or ()),

@@ -38,3 +38,14 @@ def test_each_field_narrows() -> None:
     assert not DeadLetterFilter(since=AT + timedelta(seconds=1)).matches(dl)
     assert DeadLetterFilter(error_contains="'turn'").matches(dl)
     assert not DeadLetterFilter(error_contains="'seq'").matches(dl)
+
+
+def test_an_unknown_reason_or_stage_is_refused_with_the_choices() -> None:
+    from typer.testing import CliRunner
+
+    from hallmon.cli import app
+
+    result = CliRunner().invoke(app, ["dlq", "replay", "--reason", "malformed"])
+    assert result.exit_code == 2 and "malformed_json" in result.output
+    result = CliRunner().invoke(app, ["dlq", "list", "--stage", "verify"])
+    assert result.exit_code == 2 and "verifier" in result.output
