@@ -427,17 +427,13 @@ _ADVERBS = r"(?:just\s+|now\s+|already\s+|successfully\s+|also\s+)*"
 # Only the agent's own doing counts: "I/we have cancelled", or "your order has been cancelled".
 # Third-person news ("he has been charged with murder") is not an action claim.
 _ACTION_DONE = re.compile(
-    r"\b(?:(?:I|we)(?:'ve|’ve| have| had)?\s+"
-    + _ADVERBS
-    + _PAST
-    + r"|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}"
-    + _ACTED_ON
+    r"\b(?:(?:I|we)(?:'ve|’ve| have| had)?\s+" + _ADVERBS + _PAST
+    + r"|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}" + _ACTED_ON
     + r"(?:\s+[#\w-]*\d[\w-]*)?\s+(?:has|have|had|is|are)\s+(?:now\s+)?(?:been\s+)?"
-    + _ADVERBS
-    + _PAST
+    + _ADVERBS + _PAST
     + r")\b",
     re.I,
-)
+)  # fmt: skip
 _FUTURE = re.compile(r"\b(?:will|'ll|’ll|going to|can|could|would|shall|may|might)\b", re.I)
 _IDENTIFIER = re.compile(
     r"(?<![\w.])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
@@ -575,32 +571,11 @@ _SUBJECTS = (
     r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection"
 )
 _CLAIM_STATES = (
-    "up",
-    "down",
-    "healthy",
-    "unhealthy",
-    "degraded",
-    "operational",
-    "online",
-    "offline",
-    "running",
-    "unavailable",
-    "unreachable",
-    "restored",
-    "suspended",
-    "locked",
-    "active",
-    "inactive",
-    "disabled",
-    "enabled",
-    "failing",
-    "crashed",
-    "back up",
-    "up and running",
-    "working",
-    "experiencing an outage",
-    "experiencing issues",
-)
+    "up", "down", "healthy", "unhealthy", "degraded", "operational", "online", "offline",
+    "running", "unavailable", "unreachable", "restored", "suspended", "locked", "active",
+    "inactive", "disabled", "enabled", "failing", "crashed", "back up", "up and running",
+    "working", "experiencing an outage", "experiencing issues",
+)  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
     rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,40}}?\b(?:is|are|seems?|appears?|looks?|"

@@ -49,15 +49,8 @@ def stem(word: str) -> str:
     """A light English suffix stripper (no dictionary, so it is cheap and predictable)."""
     if len(word) <= 3 or not word.isascii():
         return word
-    for suffix, keep in (
-        ("ies", "y"),
-        ("ied", "y"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-        ("ly", ""),
-    ):
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", ""), ("ly", "")):  # fmt: skip
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word

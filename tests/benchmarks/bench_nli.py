@@ -56,10 +56,8 @@ def make_batches(
     for s in range(0, len(pairs), batch_size):
         encs = tok.encode_batch(pairs[s : s + batch_size])
         width = max(len(e.ids) for e in encs)
-        b = {
-            k: np.zeros((len(encs), width), dtype=np.int64)
-            for k in ("input_ids", "attention_mask", "token_type_ids")
-        }
+        b = {k: np.zeros((len(encs), width), dtype=np.int64) for k in
+             ("input_ids", "attention_mask", "token_type_ids")}  # fmt: skip
         for i, e in enumerate(encs):
             n = len(e.ids)
             b["input_ids"][i, :n] = e.ids
@@ -148,18 +146,13 @@ def main() -> None:
     manifest = json.loads((args.model_dir / "manifest.json").read_text(encoding="utf-8"))
     pairs = load_pairs(args.pairs)
     batches = make_batches(
-        args.model_dir / manifest["tokenizer_file"],
-        pairs,
-        args.batch_size,
-        args.seq_len,
+        args.model_dir / manifest["tokenizer_file"], pairs, args.batch_size, args.seq_len,
         args.dynamic,
-    )
+    )  # fmt: skip
     mean_len = statistics.mean(b["input_ids"].shape[1] for b in batches)
-    print(
-        f"{len(pairs)} NLI dev pairs, batch size {args.batch_size}, "
-        f"sequence length {'dynamic, mean padded ' + format(mean_len, '.1f') if args.dynamic else args.seq_len}, "  # noqa: E501
-        f"{args.threads} threads, best of {args.repeats}"
-    )
+    print(f"{len(pairs)} NLI dev pairs, batch size {args.batch_size}, "
+          f"sequence length {'dynamic, mean padded ' + format(mean_len, '.1f') if args.dynamic else args.seq_len}, "  # noqa: E501
+          f"{args.threads} threads, best of {args.repeats}")  # fmt: skip
 
     runners: dict[str, Callable[[dict[str, np.ndarray]], np.ndarray]] = {
         "int8 ONNX": ort_runner(args.model_dir / manifest["onnx_file"], args.threads)

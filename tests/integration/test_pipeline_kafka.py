@@ -308,15 +308,10 @@ def test_session_whose_unsupported_rate_climbs_raises_one_alert(pipeline: Pipeli
     time.sleep(2.0)
     found = alerts()
     assert len(found) == 1, [
-        (
-            a["kind"],
-            a["value"],
-            a["threshold"],
-            a["snapshot"]["recent_rate"],
-            [(p["turn"], p["claims"], p["unsupported"]) for p in a["snapshot"]["series"]],
-        )
+        (a["kind"], a["value"], a["threshold"], a["snapshot"]["recent_rate"],
+         [(p["turn"], p["claims"], p["unsupported"]) for p in a["snapshot"]["series"]])
         for a in found
-    ]
+    ]  # fmt: skip
     assert found[0]["enforcement"] == "not_enforced_streaming"
     assert found[0]["value"] >= found[0]["threshold"]
     rates = [

@@ -45,20 +45,9 @@ def manifest() -> dict[str, Any]:
 
 def test_manifest_fields(manifest: dict[str, Any]) -> None:
     for key in (
-        "model_id",
-        "labels",
-        "max_length",
-        "onnx_file",
-        "tokenizer_file",
-        "sha256",
-        "inputs",
-        "output",
-        "base_model",
-        "training_data",
-        "created",
-        "quantization",
-        "metrics",
-    ):
+        "model_id", "labels", "max_length", "onnx_file", "tokenizer_file", "sha256",
+        "inputs", "output", "base_model", "training_data", "created", "quantization", "metrics",
+    ):  # fmt: skip
         assert key in manifest, key
     assert sorted(manifest["labels"]) == ["contradiction", "entailment", "neutral"]
     assert (MODEL_DIR / manifest["tokenizer_file"]).exists()

@@ -255,16 +255,10 @@ def test_instruction_inside_a_document_changes_nothing() -> None:
 
 
 def test_system_state_with_and_without_telemetry() -> None:
-    healthy = {
-        "tool": "get_service_health",
-        "call_id": "h-1",
-        "output": {"service": "payments", "status": "healthy", "error_rate": 0.001},
-    }
-    degraded = {
-        "tool": "get_service_health",
-        "call_id": "h-2",
-        "output": {"service": "payments", "status": "degraded"},
-    }
+    healthy = {"tool": "get_service_health", "call_id": "h-1", "output": {"service": "payments",
+               "status": "healthy", "error_rate": 0.001}}  # fmt: skip
+    degraded = {"tool": "get_service_health", "call_id": "h-2", "output": {"service": "payments",
+                "status": "degraded"}}  # fmt: skip
     text = "The payments service is healthy."
     assert check_system_state(text, sources_for(tool_results=[healthy])).passed is True
     bad = check_system_state(text, sources_for(tool_results=[degraded]))
