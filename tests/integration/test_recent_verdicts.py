@@ -120,6 +120,20 @@ def test_alert_marks_are_kept_per_session(services: Services) -> None:
             )
         marks = await store.alerts("s1")
         assert [m.alert_id for m in marks] == ["a2", "a1"]
+        again = marks[0].model_copy()
+        await store.add_alert(
+            FatigueAlert(
+                alert_id=again.alert_id,
+                session_id="s1",
+                agent_id="bot",
+                kind="turn_slope",
+                value=0.2,
+                threshold=0.05,
+                at=datetime.now(UTC),
+                snapshot=snap,
+            )
+        )
+        assert [m.alert_id for m in await store.alerts("s1")] == ["a2"]  # republished: once
         assert (marks[0].turn, marks[0].context_tokens) == (7, 900)
 
     run(services, RecentConfig(alerts_per_session=2, key_prefix=prefix()), body)

@@ -15,14 +15,18 @@ response ids, which covers a verdict re-published with other timings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 import redis.asyncio as aioredis
 from hallmon.schemas import Claim, ClaimCounts, FatigueAlert, SkippedSegment, VerdictEvent
 from hallmon.schemas.common import Contract
 from hallmon.schemas.results import Action, ClaimStatus, State
 from pydantic import Field
+
+T = TypeVar("T")
 
 
 class RecentClaim(Contract):
@@ -112,12 +116,13 @@ class RecentConfig:
     key_prefix: str = "hallmon"
 
 
-def _dedup(entries: list[RecentVerdict]) -> list[RecentVerdict]:
+def _first_of_each(entries: list[T], key: Callable[[T], str]) -> list[T]:
+    """The entries in order, keeping the first (newest) of those with the same key."""
     seen: set[str] = set()
     out = []
     for e in entries:
-        if e.response_id not in seen:
-            seen.add(e.response_id)
+        if key(e) not in seen:
+            seen.add(key(e))
             out.append(e)
     return out
 
@@ -173,7 +178,7 @@ class RecentStore:
         key = self._session_key(session_id) if session_id else self._key("recent", "verdicts")
         raw = await self.redis.lrange(key, 0, max(limit, 1) * 2 - 1)
         entries = [RecentVerdict.model_validate_json(r) for r in raw]
-        return _dedup(entries)[:limit]
+        return _first_of_each(entries, lambda e: e.response_id)[:limit]
 
     async def verdict(self, response_id: str) -> VerdictEvent | None:
         raw = await self.redis.get(self._verdict_key(response_id))
@@ -181,4 +186,6 @@ class RecentStore:
 
     async def alerts(self, session_id: str) -> list[AlertMark]:
         raw = await self.redis.lrange(self._alerts_key(session_id), 0, -1)
-        return [AlertMark.model_validate_json(r) for r in raw]
+        marks = [AlertMark.model_validate_json(r) for r in raw]
+        # An alert republished after a crash (at least once) carries the same alert_id.
+        return _first_of_each(marks, lambda m: m.alert_id)
