@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 
 from hallmon.schemas import (
     AssembledResponse,
@@ -58,6 +58,33 @@ class SeedMemory(Contract):
 
 class SeedCheckRequest(Contract):
     """The seed specification's request: an answer (`output`) and what the agent had."""
+
+    model_config = ConfigDict(
+        **Contract.model_config,
+        json_schema_extra={
+            "examples": [
+                {
+                    "agent_id": "support-bot",
+                    "input": "Can I return these shoes?",
+                    "output": "You can return unworn shoes within 90 days. Happy to help!",
+                    "context": [
+                        {
+                            "source_id": "returns-policy",
+                            "text": "Unworn shoes can be returned within 30 days of delivery.",
+                        }
+                    ],
+                    "tool_logs": [
+                        {
+                            "tool": "orders.lookup",
+                            "call_id": "c1",
+                            "output": {"order": "A-1042", "status": "delivered"},
+                        }
+                    ],
+                    "memory_refs": [],
+                }
+            ]
+        },
+    )
 
     agent_id: Id = "check"
     session_id: Id | None = None
