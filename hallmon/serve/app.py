@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import redis.asyncio as aioredis
 from fastapi import Body, Depends, FastAPI, Path, Query, Request
@@ -50,6 +50,11 @@ from hallmon.topology.settings import HallmonSettings, get_settings
 from hallmon.workers.fatigue.recent import RecentStore, RecentVerdict
 from hallmon.workers.fatigue.store import FatigueStore
 
+if TYPE_CHECKING:  # imported lazily at run time: they pull in faust and the model runtime
+    from hallmon.workers.telemetry import Telemetry
+    from hallmon.workers.verifier.batching import NLIBatcher
+    from hallmon.workers.verifier.service import VerificationService
+
 log = logging.getLogger(__name__)
 
 KafkaCheck = Callable[[], Awaitable[str]]
@@ -77,9 +82,9 @@ class Runtime:
     settings: HallmonSettings
     limits: Limits
     model: NLIModel
-    service: Any
-    telemetry: Any
-    batcher: Any
+    service: VerificationService
+    telemetry: Telemetry
+    batcher: NLIBatcher
     redis: aioredis.Redis
     fatigue: FatigueStore
     recent: RecentStore
