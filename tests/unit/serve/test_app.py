@@ -195,3 +195,20 @@ def test_a_non_loopback_bind_needs_a_token() -> None:
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.7")
+
+
+def test_the_configured_contract_limits_apply_and_name_the_field() -> None:
+    from hallmon.topology.settings import LimitsSettings
+
+    settings = HallmonSettings(limits=LimitsSettings(max_answer_chars=10))
+    app = create_app(
+        settings,
+        model=FakeModel(),
+        redis_client=FakeRedis(),  # type: ignore[arg-type]
+        kafka_check=kafka_ok,
+    )
+    with TestClient(app) as c:
+        r = c.post("/monitor/check", json={"output": "x" * 50})
+    assert r.status_code == 422
+    [error] = r.json()["detail"]
+    assert error["loc"] == ["body", "text"] and "HALLMON_LIMITS__MAX_ANSWER_CHARS" in error["msg"]
