@@ -46,9 +46,10 @@ services-status:
 test: install services
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# The end-to-end demo: topics, a worker, a sample support bot's sessions, verdicts and fatigue.
+# The end-to-end demo: topics, a worker, a sample support bot's sessions, verdicts and fatigue,
+# then the dashboard (hallmon serve) until Ctrl-C.
 demo: install services
-	$(VENV)/bin/hallmon demo
+	$(VENV)/bin/hallmon demo --serve
 
 # mypy cannot follow setuptools' package-dir mapping, so it checks a throwaway tree outside the
 # repository that lays the folders out as they install (hallmon/schemas, hallmon/workers, ...).

@@ -287,6 +287,12 @@ class OtelSettings(_Group):
         default=None, description="OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318."
     )
     service_name: str = "hallmon"
+    prometheus_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Workers serve Prometheus /metrics on this port when set.",
+    )
 
 
 class AssemblerSettings(_Group):
@@ -386,6 +392,10 @@ class FatigueSettings(_Group):
     )
     contradiction_slope_min_rate: float = Field(
         default=0.1, ge=0, le=1, description="Contradiction slopes alert only from this rate up."
+    )
+
+    recent_verdicts: int = Field(
+        default=200, ge=0, description="Latest verdicts kept in Redis for the dashboard."
     )
 
 
@@ -508,6 +518,36 @@ class VerifierSettings(_Group):
         default=("warn", "block"),
         description="Actions that count an answer as unsupported (eval, fatigue; JSON list).",
     )
+    max_action: Literal["allow", "warn", "block"] = Field(
+        default="block",
+        description="Safe mode: the strongest action published; `warn` stops `block` advice.",
+    )
+
+
+class ServeSettings(_Group):
+    """`hallmon serve`, the HTTP API and dashboard (`HALLMON_SERVE__*`)."""
+
+    host: str = Field(default="127.0.0.1", description="Address to bind.")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port to bind.")
+    token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token every API call must carry (probes excepted); off when unset.",
+    )
+    cors_origins: tuple[str, ...] = Field(
+        default=(), description="Origins allowed by CORS (JSON list); CORS is off when empty."
+    )
+    max_request_bytes: int = Field(
+        default=4_000_000, gt=0, description="Largest request body; larger ones get 413."
+    )
+    check_timeout_s: float = Field(
+        default=15.0, gt=0, description="Time budget of one check; over it the answer is 503."
+    )
+    max_concurrent_checks: int = Field(
+        default=8, ge=1, description="Checks prepared at once; the rest wait inside the budget."
+    )
+    max_sessions_ranked: int = Field(
+        default=500, ge=1, description="Most recent sessions /sessions ranks by trend."
+    )
 
 
 class HallmonSettings(BaseSettings):
@@ -532,6 +572,7 @@ class HallmonSettings(BaseSettings):
     model: ModelSettings = ModelSettings()
     verifier: VerifierSettings = VerifierSettings()
     conflicts: ConflictSettings = ConflictSettings()
+    serve: ServeSettings = ServeSettings()
 
     @model_validator(mode="after")
     def _reject_unknown_env(self) -> Self:

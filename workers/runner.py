@@ -109,10 +109,23 @@ def spawn_role(
     return subprocess.Popen(cmd, env=env or os.environ.copy(), preexec_fn=_die_with_parent)
 
 
+def _role_env(index: int) -> dict[str, str]:
+    """Each child its own Prometheus port (base + position), so the roles do not collide."""
+    env = os.environ.copy()
+    port = env.get("HALLMON_OTEL__PROMETHEUS_PORT")
+    if port and port.isdigit():
+        env["HALLMON_OTEL__PROMETHEUS_PORT"] = str(int(port) + index)
+    return env
+
+
 def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int:
     """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM."""
-    # Each child knows its siblings, so the verifier leaves them their share of the cores.
-    children = {role: spawn_role(role, loglevel=loglevel, host_roles=roles) for role in roles}
+    # Each child knows its siblings, so the verifier leaves them their share of the cores, and
+    # gets its own Prometheus port.
+    children = {
+        role: spawn_role(role, env=_role_env(i), loglevel=loglevel, host_roles=roles)
+        for i, role in enumerate(roles)
+    }
     stopping = False
 
     def stop(signum: int, _frame: Any) -> None:

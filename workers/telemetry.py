@@ -31,35 +31,52 @@ _configured = False
 _configure_lock = threading.Lock()
 
 
-def configure_export(settings: OtelSettings, role: str) -> bool:
-    """Install OTLP exporters once per process when an endpoint is configured."""
+def configure_export(settings: OtelSettings, role: str, *, prometheus: bool = False) -> bool:
+    """Install exporters once per process: OTLP when an endpoint is configured, Prometheus when
+    `prometheus` is asked for (`hallmon serve` mounts /metrics) or `prometheus_port` is set (a
+    worker then serves /metrics on that port). Metric names are the same either way."""
     global _configured
-    if settings.exporter_endpoint is None:
+    prometheus = prometheus or settings.prometheus_port is not None
+    if settings.exporter_endpoint is None and not prometheus:
         return False
     with _configure_lock:
         if _configured:
             return True
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.metrics import MeterProvider
-        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+        from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
         from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        base = settings.exporter_endpoint.rstrip("/")
         resource = Resource.create({"service.name": settings.service_name, "hallmon.role": role})
-        tracer_provider = TracerProvider(resource=resource)
-        # The batch processor exports from its own thread and drops on failure: a missing
-        # collector costs log lines, never a stalled worker.
-        tracer_provider.add_span_processor(
-            BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{base}/v1/traces"))
-        )
-        trace.set_tracer_provider(tracer_provider)
-        reader = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=f"{base}/v1/metrics"))
-        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+        readers: list[MetricReader] = []
+        if settings.exporter_endpoint is not None:
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.trace import TracerProvider
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+            base = settings.exporter_endpoint.rstrip("/")
+            tracer_provider = TracerProvider(resource=resource)
+            # The batch processor exports from its own thread and drops on failure: a missing
+            # collector costs log lines, never a stalled worker.
+            tracer_provider.add_span_processor(
+                BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{base}/v1/traces"))
+            )
+            trace.set_tracer_provider(tracer_provider)
+            readers.append(
+                PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=f"{base}/v1/metrics"))
+            )
+            log.info("OpenTelemetry export to %s", base)
+        if prometheus:
+            from opentelemetry.exporter.prometheus import PrometheusMetricReader
+
+            readers.append(PrometheusMetricReader())
+            if settings.prometheus_port is not None:
+                import prometheus_client
+
+                prometheus_client.start_http_server(settings.prometheus_port)
+                log.info("Prometheus /metrics on port %d", settings.prometheus_port)
+        metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=readers))
         _configured = True
-        log.info("OpenTelemetry export to %s", base)
         return True
 
 
@@ -125,6 +142,9 @@ class Telemetry:
         self._verdicts = meter.create_counter("hallmon.verdicts", description="Verdicts published")
         self._dead = meter.create_counter("hallmon.dead_letters", description="Dead letters")
         self._batch = meter.create_histogram("hallmon.nli.batch_size", description="NLI pairs")
+        self._alerts = meter.create_counter(
+            "hallmon.fatigue.alerts", description="Fatigue alerts published"
+        )
         self._dropped = meter.create_counter(
             "hallmon.assembler.dropped_events", description="Duplicate or late trace events"
         )
@@ -171,6 +191,10 @@ class Telemetry:
         self.counts["nli.batches"] += 1
         self.counts["nli.pairs"] += size
         self._batch.record(size)
+
+    def fatigue_alert(self, kind: str) -> None:
+        self.counts["fatigue_alerts"] += 1
+        self._alerts.add(1, {"kind": kind})
 
     def count(self, name: str, n: int = 1) -> None:
         self.counts[name] += n

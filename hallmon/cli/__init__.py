@@ -18,8 +18,10 @@ def _register() -> None:
         calibrate,  # noqa: F401
         check,  # noqa: F401
         demo,  # noqa: F401
+        dlq,  # noqa: F401
         eval,  # noqa: F401
         fatigue,  # noqa: F401
+        serve,  # noqa: F401
         tail,  # noqa: F401
         topics,  # noqa: F401
         worker,  # noqa: F401

@@ -77,6 +77,13 @@ def _stream_turn(traces: Any, session: Session, t: int, run: str, pace_s: float)
 def demo(
     timeout: Annotated[float, typer.Option(help="Give up waiting for verdicts after (s).")] = 120,
     pace_ms: Annotated[float, typer.Option(help="Pause between streamed chunks (ms).")] = 15,
+    serve: Annotated[
+        bool,
+        typer.Option(
+            "--serve/--no-serve",
+            help="Afterwards, keep the worker running and serve the dashboard until Ctrl-C.",
+        ),
+    ] = False,
 ) -> None:
     """Run hallmon end to end on local Kafka and Redis with a sample support bot."""
     from hallmon.onnx_models.runtime import ModelNotFound, resolve_model_dir
@@ -188,6 +195,15 @@ def demo(
         )
         if missing:
             raise typer.Exit(1)
+        url = f"http://{settings.serve.host}:{settings.serve.port}/"
+        if not serve:
+            console.print(f"Dashboard: run `hallmon serve`, then open {url}")
+            return
+        console.print(
+            f"\n[bold]Dashboard: {url}[/bold] (hallmon serve; the worker keeps running, "
+            "so new traces show up). Ctrl-C to stop."
+        )
+        _serve_until_interrupted(settings)
     finally:
         consumer.close()
         if worker.poll() is None:
@@ -197,6 +213,20 @@ def demo(
             except subprocess.TimeoutExpired:
                 worker.kill()
         log_file.close()
+
+
+def _serve_until_interrupted(settings: Any) -> None:
+    import uvicorn
+
+    from hallmon.serve.app import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=settings.serve.host,
+        port=settings.serve.port,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+    )
 
 
 def _producer(producer: Any) -> Any:

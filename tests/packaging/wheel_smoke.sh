@@ -42,6 +42,9 @@ for data in (
     "onnx_models/nli-minilm-l6/manifest.json",
     "verification/calibration.json",
     "schemas/json/trace_event.schema.json",
+    "serve/static/index.html",
+    "serve/static/app.js",
+    "serve/static/style.css",
 ):
     assert (site / data).is_file(), f"{data} is missing from the wheel"
 verdict = json.loads(Path(sys.argv[1]).read_text())

@@ -62,3 +62,14 @@ def test_verification_imports_no_transport() -> None:
         if word in path.read_text()
     ]
     assert offenders == []
+
+
+def test_the_dashboard_files_ship_as_package_data() -> None:
+    from fnmatch import fnmatch
+
+    patterns: list[str] = _setuptools()["package-data"]["hallmon.serve"]  # type: ignore[index]
+    static = REPO / "hallmon" / "serve" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.iterdir() if p.is_file()]
+    assert {"static/index.html", "static/app.js", "static/style.css"} <= set(files)
+    unlisted = [f for f in files if not any(fnmatch(f, pat) for pat in patterns)]
+    assert unlisted == [], f"add to [tool.setuptools.package-data] hallmon.serve: {unlisted}"

@@ -16,6 +16,7 @@ import faust
 import redis.asyncio as aioredis
 from hallmon.schemas import FatigueAlert, VerdictEvent, decode, encode
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.fatigue.recent import RecentConfig, RecentStore
 from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
 from hallmon.workers.fatigue.trend import FatigueThresholds, SignalThresholds
 from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
@@ -33,6 +34,8 @@ class FatigueRuntime:
     store: FatigueStore
     alerts: Any
     dlq: Any
+    recent: RecentStore | None = None
+    """The dashboard's latest verdicts and alert marks; None turns them off."""
 
 
 def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
@@ -74,6 +77,11 @@ def fatigue_config(settings: HallmonSettings) -> FatigueConfig:
     )
 
 
+def recent_config(settings: HallmonSettings) -> RecentConfig:
+    f = settings.fatigue
+    return RecentConfig(keep=f.recent_verdicts, ttl_s=f.ttl_s, key_prefix=f.key_prefix)
+
+
 def install_fatigue(
     app: faust.App, settings: HallmonSettings, redis_client: aioredis.Redis | None = None
 ) -> FatigueRuntime:
@@ -88,6 +96,7 @@ def install_fatigue(
         store=FatigueStore(client, fatigue_config(settings)),
         alerts=raw_topic(app, settings.topics.fatigue),
         dlq=raw_topic(app, settings.topics.dlq),
+        recent=RecentStore(client, recent_config(settings)),
     )
     limits = limits_of(settings)
 
@@ -129,7 +138,9 @@ async def handle_verdict(
 ) -> None:
     async def publish_alert(alert: FatigueAlert) -> None:
         await publish(rt.alerts, key=alert.session_id, value=encode(alert), traceparent=traceparent)
-        rt.telemetry.count("fatigue_alerts")
+        if rt.recent is not None:
+            await rt.recent.add_alert(alert)
+        rt.telemetry.fatigue_alert(alert.kind)
         log.warning(
             "fatigue alert for session %s: %s %s=%.3f (threshold %.3f)",
             alert.session_id,
@@ -142,10 +153,22 @@ async def handle_verdict(
     await with_redis_retries(
         lambda: update_fatigue(rt.store, verdict, publish_alert), what="fatigue update in Redis"
     )
+    if rt.recent is not None:
+        recent = rt.recent
+        await with_redis_retries(
+            lambda: recent.add_verdict(verdict), what="recent verdicts in Redis"
+        )
 
 
 async def close_fatigue(rt: FatigueRuntime) -> None:
     await rt.store.redis.aclose()
 
 
-__all__ = ["FatigueRuntime", "close_fatigue", "fatigue_config", "handle_verdict", "install_fatigue"]
+__all__ = [
+    "FatigueRuntime",
+    "close_fatigue",
+    "fatigue_config",
+    "handle_verdict",
+    "install_fatigue",
+    "recent_config",
+]

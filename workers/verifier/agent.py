@@ -112,7 +112,13 @@ def install_verifier(
     rt = VerifierRuntime(
         app=app,
         settings=settings,
-        service=VerificationService(verifier, batcher, preparer=preparer, conflicts=conflicts),
+        service=VerificationService(
+            verifier,
+            batcher,
+            preparer=preparer,
+            conflicts=conflicts,
+            max_action=settings.verifier.max_action,
+        ),
         telemetry=telemetry,
         verdicts=raw_topic(app, settings.topics.verdicts),
         dlq=raw_topic(app, settings.topics.dlq),

@@ -8,14 +8,17 @@ id, so a redelivered answer yields the same `verdict_id`.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from hallmon.schemas import (
+    Action,
     AssembledResponse,
     MonitorResult,
     VerdictEvent,
@@ -95,6 +98,29 @@ Preparer = Callable[[AssembledResponse], Awaitable[Any]]
 """Runs `prepare` elsewhere, e.g. `ProcessPreparer` under the answer's time budget."""
 
 
+def in_executor(pool: Executor, prepare: Callable[[AssembledResponse], Any]) -> Preparer:
+    """A preparer that runs `prepare` in `pool`, off the event loop."""
+
+    async def run(response: AssembledResponse) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(pool, prepare, response)
+
+    return run
+
+
+_ACTION_RANK = {"allow": 0, "warn": 1, "block": 2}
+
+
+def cap_action(result: MonitorResult, max_action: Action) -> MonitorResult:
+    """Safe mode: never publish an action stronger than `max_action`, and say so."""
+    if _ACTION_RANK[result.action] <= _ACTION_RANK[max_action]:
+        return result
+    note = (
+        f"safe mode: action {result.action} published as {max_action} "
+        f"(HALLMON_VERIFIER__MAX_ACTION={max_action})"
+    )
+    return result.model_copy(update={"action": max_action, "notes": [*result.notes, note]})
+
+
 class VerificationService:
     def __init__(
         self,
@@ -103,11 +129,18 @@ class VerificationService:
         *,
         preparer: Preparer | None = None,
         conflicts: SessionConflictCheck | None = None,
+        offload: Executor | None = None,
+        max_action: Action = "block",
     ) -> None:
         self.verifier = verifier
         self.batcher = batcher
-        self.preparer = preparer
         self.conflicts = conflicts
+        self.max_action = max_action
+        if preparer is None and offload is not None:
+            # The HTTP server runs `prepare` in a (bounded) pool so that probes and other
+            # requests are answered, and time budgets can fire, while an answer is prepared.
+            preparer = in_executor(offload, verifier.prepare)
+        self.preparer = preparer
 
     async def verify(self, response: AssembledResponse) -> VerdictEvent:
         t0 = time.perf_counter()
@@ -148,6 +181,7 @@ class VerificationService:
         result = self.verifier.finish(prepared, probs)
         # Always this process's versions: a prepare run elsewhere had no model loaded.
         result = result.model_copy(update={"model_versions": self.verifier.model_versions()})
+        result = cap_action(result, self.max_action)
         return verdict_event(response, result, verification_ms=_ms(t0))
 
 

@@ -73,3 +73,14 @@ def test_the_conflict_check_runs_before_the_verdict_time_is_taken() -> None:
     verdict = asyncio.run(service.verify(response))
     assert verdict.conflict_check == "not_applicable" and verdict.loop_step == 2
     assert verdict.timings.verification_ms >= 50.0
+
+
+def test_safe_mode_caps_the_published_action_and_says_so() -> None:
+    from hallmon.workers.verifier.service import cap_action
+
+    blocked = MonitorResult(state="checked", risk=0.9, action="block")
+    capped = cap_action(blocked, "warn")
+    assert capped.action == "warn" and capped.risk == 0.9
+    assert "HALLMON_VERIFIER__MAX_ACTION=warn" in capped.notes[-1]
+    assert cap_action(blocked, "block") is blocked
+    assert cap_action(MonitorResult(state="checked", action="allow"), "warn").notes == []
