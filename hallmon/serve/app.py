@@ -96,7 +96,7 @@ class Runtime:
     async def ranked_sessions(self) -> list[FatigueSnapshot]:
         """The most recent sessions ranked by trend; read at most every RANKING_TTL_S, with
         at most REDIS_READS_AT_ONCE reads in flight, however many dashboards poll."""
-        from hallmon.cli.fatigue import trend_key
+        from hallmon.cli.fatigue import ranked as rank_by
 
         at, ranked = self._ranked
         if time.monotonic() - at < RANKING_TTL_S:
@@ -109,7 +109,7 @@ class Runtime:
                 return await self.fatigue.load(session_id)
 
         snaps = [s for s in await asyncio.gather(*(load(i) for i in ids)) if s is not None]
-        ranked = sorted(snaps, key=trend_key, reverse=True)
+        ranked = rank_by(snaps, "unsupported_rate")
         self._ranked = (time.monotonic(), ranked)
         return ranked
 
