@@ -288,6 +288,7 @@ def pipeline_env(services: Services, prefix: str, model_dir: Path, **extra: str)
         {
             "HALLMON_ASSEMBLER__APP_ID": f"{prefix}assembler",
             "HALLMON_VERIFIER_WORKER__APP_ID": f"{prefix}verifier",
+            "HALLMON_FATIGUE__APP_ID": f"{prefix}fatigue",
             "HALLMON_MODEL__PATH": str(model_dir),
             "HALLMON_MODEL__THREADS": "1",
             "HALLMON_FATIGUE__KEY_PREFIX": prefix.rstrip("."),

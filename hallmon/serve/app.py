@@ -69,6 +69,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+def trend_key(s: FatigueSnapshot) -> tuple[float, float]:
+    """Steepest rise of the unsupported rate per turn first, then the highest recent rate."""
+    return (s.slope_per_turn if s.slope_per_turn is not None else float("-inf"), s.recent_rate)
+
+
 class ApiError(Exception):
     def __init__(self, status: int, error: str, detail: str | None = None) -> None:
         super().__init__(error)
@@ -96,8 +101,6 @@ class Runtime:
     async def ranked_sessions(self) -> list[FatigueSnapshot]:
         """The most recent sessions ranked by trend; read at most every RANKING_TTL_S, with
         at most REDIS_READS_AT_ONCE reads in flight, however many dashboards poll."""
-        from hallmon.cli.fatigue import ranked as rank_by
-
         at, ranked = self._ranked
         if time.monotonic() - at < RANKING_TTL_S:
             return ranked
@@ -109,7 +112,7 @@ class Runtime:
                 return await self.fatigue.load(session_id)
 
         snaps = [s for s in await asyncio.gather(*(load(i) for i in ids)) if s is not None]
-        ranked = rank_by(snaps, "unsupported_rate")
+        ranked = sorted(snaps, key=trend_key, reverse=True)
         self._ranked = (time.monotonic(), ranked)
         return ranked
 

@@ -6,7 +6,7 @@ is capped (LTRIM) and every key expires, so the store stays small whatever the t
     <p>:recent:verdicts                 LIST  compact JSON `RecentVerdict`s, newest first
     <p>:recent:{<session>}:verdicts     LIST  the same for one session
     <p>:recent:verdict:{<response_id>}  STR   the full verdict JSON (if under `max_verdict_bytes`)
-    <p>:fatigue:{<session>}:alerts      LIST  compact JSON `AlertMark`s, newest first
+    <p>:fatigue:{<session>}:alert_marks LIST  compact JSON `AlertMark`s, newest first
 
 A redelivered verdict (the same message again) replaces its earlier entry (LREM of the identical
 JSON, O(n) over a capped list) instead of crowding the list; readers also drop repeated
@@ -144,7 +144,7 @@ class RecentStore:
         return self._key("recent", "verdict", f"{{{response_id}}}")
 
     def _alerts_key(self, session_id: str) -> str:
-        return self._key("fatigue", f"{{{session_id}}}", "alerts")
+        return self._key("fatigue", f"{{{session_id}}}", "alert_marks")
 
     async def add_verdict(self, verdict: VerdictEvent) -> None:
         cfg = self.config
