@@ -149,6 +149,7 @@ CHECK_PRIORS: dict[str, float] = {
     "record": 0.8,
     "system_state": 0.85,
     "negation": 0.7,
+    "name": 0.6,
 }
 
 
