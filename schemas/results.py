@@ -29,6 +29,7 @@ CheckName = Literal[
     "record",
     "tool_fact",
     "negation",
+    "name",
 ]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"

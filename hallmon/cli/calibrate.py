@@ -106,7 +106,7 @@ def calibrate_command(
             "baseline_threshold": threshold,
             "version": f"calib-{datetime.now(UTC).strftime('%Y%m%d')}-{digest}",
             "fitted": {
-                "command": COMMAND,
+                "command": COMMAND + ("" if nli_gate else " --no-nli-gate"),
                 "split": "calib",
                 "dataset_sha256": digest,
                 "nli": verifier.model.version if verifier.model else "none",

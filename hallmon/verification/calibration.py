@@ -1,8 +1,10 @@
 """The calibration file: combiner weights, per-type verdict thresholds and the risk rule.
 
 `hallmon/verification/calibration.json` is committed and loaded by default. It is written by
-`hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl`, which fits on the `calib` ids of the
-committed split only (see `hallmon.cli.calibrate`). Without the file (or with `combiner: null`)
+`hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl tests/agent_traces/agent_traces.jsonl
+--no-nli-gate` (the command is recorded in `fitted`), which fits on the calib parts only: the
+`calib` ids of the committed split and the records marked `split: calib` (see
+`hallmon.cli.calibrate`). Without the file (or with `combiner: null`)
 the verifier falls back to `FALLBACK_COMBINER`, a hand-set rule over the NLI entailment and the
 word overlap.
 
@@ -126,7 +128,9 @@ class NLIGate(BaseModel):
 
     entailment: float = Field(0.9, ge=0.0, le=1.0)
     contradiction: float = Field(0.9, ge=0.0, le=1.0)
-    enabled: bool = Field(True, description="False: the full combiner everywhere (ablation)")
+    enabled: bool = Field(
+        True, description="False: one monotone combiner everywhere (`calibrate --no-nli-gate`)"
+    )
 
     def confident(self, ent_max: float, con_max: float) -> bool:
         if not self.enabled:
@@ -149,6 +153,7 @@ CHECK_PRIORS: dict[str, float] = {
     "record": 0.8,
     "system_state": 0.85,
     "negation": 0.7,
+    "name": 0.6,
 }
 
 

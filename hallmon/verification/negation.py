@@ -1,4 +1,6 @@
-"""A claim that negates what a source sentence affirms, word for word.
+"""Polarity and names: a claim that negates what a source affirms, or names what no source does.
+
+Negation: a claim that negates what a source sentence affirms, word for word.
 
 "Defects on your headphones are not covered by any warranty" against "Every headphones carries
 a 2-year warranty against defects": the claim's content words are (nearly) all in one source
@@ -98,3 +100,26 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     "(contradicts it)",
                 )
     return None
+
+
+# Acronyms and brand-like names ("GLS", "FedEx", "iPhone"): a carrier, product or company the
+# context never names is made up, whatever the sentence around it says.
+_BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
+_NOT_NAMES = frozenset({"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU"})
+
+
+def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """Fails when the claim names an acronym or brand that occurs in no source; None when
+    it names none, or all of them occur."""
+    names = {m.group(0) for m in _BRAND.finditer(claim_text[:2000])} - _NOT_NAMES
+    if not names or not sources:
+        return None
+    haystack = " ".join(s.text for s in sources).lower()
+    missing = sorted(n for n in names if not re.search(rf"\b{re.escape(n.lower())}\b", haystack))
+    if not missing:
+        return None
+    return CheckResult(
+        name="name",
+        passed=False,
+        detail=f"{', '.join(missing)} is named by no source the answer was given",
+    )

@@ -70,7 +70,7 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
-from hallmon.verification.negation import check_negation
+from hallmon.verification.negation import check_names, check_negation
 from hallmon.verification.records import record_facts
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk
 from hallmon.verification.tools import ground_in_tools, tool_calls
@@ -261,8 +261,11 @@ class Verifier:
                         claim, prepared.evidence[n], prepared.sources, response.text, facts
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
-                    negation = check_negation(claim.statement, prepared.sources)
-                    prepared.checks.append([*checks, negation] if negation else checks)
+                    polarity = (
+                        check_negation(claim.statement, prepared.sources),
+                        check_names(claim.text, prepared.sources),
+                    )
+                    prepared.checks.append([*checks, *(c for c in polarity if c is not None)])
             for n, i in enumerate(prepared.judged):
                 hypothesis = hypothesis_text(prepared.claims[i])
                 for j in self.pair_budget.passages(prepared.evidence[n], prepared.checks[n]):

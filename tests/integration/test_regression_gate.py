@@ -113,7 +113,7 @@ def test_calibration_was_fitted_with_the_shipped_model() -> None:
     assert fitted_with == shipped, (
         f"hallmon/verification/calibration.json was fitted with NLI model {fitted_with}, "
         f"but the shipped model is {shipped}: run "
-        "`hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl`, then "
+        f"`{load_calibration()[0].fitted.get('command')}`, then "
         "`python tests/integration/test_regression_gate.py --write-baseline`, and commit both"
     )
 

@@ -56,3 +56,13 @@ def test_free_against_a_stated_price_fails() -> None:
     assert check_negation("Express shipping is free.", [granted]) is None
     assert check_negation("WiFi is free.", [price]) is None
     assert check_negation("Express shipping is not free.", [price]) is None
+
+
+def test_a_brand_or_acronym_no_source_names_fails() -> None:
+    from hallmon.verification.negation import check_names
+
+    memory = Source(source_id="m", kind="memory", text="Agent: it travels with DHL.")
+    result = check_names("As I mentioned, your order travels with GLS.", [memory])
+    assert result is not None and result.passed is False and "GLS" in result.detail
+    assert check_names("Your order travels with DHL.", [memory]) is None
+    assert check_names("Your order arrives at 9 AM.", [memory]) is None
