@@ -26,12 +26,17 @@ HOST_ROLES = ("assembler", "verifier", "fatigue")
 # fatigue worker's loops (JSON, a table, one Redis script) are about half a core each.
 VERIFIER_LOOP_CORES = 1.0
 OTHER_LOOP_CORES = 0.5
-# One model call per thread's worth of pairs; 32 is where the per-pair cost of the shipped
-# model stops falling on one thread, and 128 bounds the latency of one call.
+# Pairs per batch and model thread. With rows sharing a call, 32 is where the per-pair cost of
+# the shipped model stops falling on one thread. With one row per call (the default) a batch
+# saves nothing but a thread hand-off, and every answer in it waits for the whole batch, so
+# batches stay small (8 pairs: ~40 ms on one thread).
 PAIRS_PER_THREAD = 32
+PAIRS_PER_THREAD_SINGLE_ROWS = 8
 MAX_BATCH_PAIRS = 128
-# Answers in flight: enough pairs for the running batch and the next one at ~4 pairs/answer.
+# Answers in flight: enough pairs for the running batch and the next one at ~4 pairs/answer,
+# and at least 16, so answers being prepared on the event loop keep the model busy.
 PAIRS_PER_ANSWER = 4
+MIN_CONCURRENCY = 16
 # Waiting to fill a batch pays only when rows share a model call (padding amortised); with one
 # row per call (the default) it is pure latency.
 BATCH_WAIT_MS = 5.0
@@ -100,16 +105,18 @@ def plan_host(
     if settings.model.threads is not None:
         threads = settings.model.threads
         overridden.append("HALLMON_MODEL__THREADS")
-    batch = min(MAX_BATCH_PAIRS, PAIRS_PER_THREAD * threads)
+    single_rows = settings.model.rows_per_call == 1
+    per_thread = PAIRS_PER_THREAD_SINGLE_ROWS if single_rows else PAIRS_PER_THREAD
+    batch = min(MAX_BATCH_PAIRS, per_thread * threads)
     worker = settings.verifier_worker
     if worker.max_batch_pairs is not None:
         batch = worker.max_batch_pairs
         overridden.append("HALLMON_VERIFIER_WORKER__MAX_BATCH_PAIRS")
-    concurrency = max(4, 2 * batch // PAIRS_PER_ANSWER)
+    concurrency = max(MIN_CONCURRENCY, 2 * batch // PAIRS_PER_ANSWER)
     if worker.concurrency is not None:
         concurrency = worker.concurrency
         overridden.append("HALLMON_VERIFIER_WORKER__CONCURRENCY")
-    wait = 0.0 if settings.model.rows_per_call == 1 else BATCH_WAIT_MS
+    wait = 0.0 if single_rows else BATCH_WAIT_MS
     if worker.max_wait_ms is not None:
         wait = worker.max_wait_ms
         overridden.append("HALLMON_VERIFIER_WORKER__MAX_WAIT_MS")

@@ -38,6 +38,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -240,6 +241,9 @@ class Workers:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
+        # faust leaves a data folder per app id in the working directory.
+        for folder in Path.cwd().glob(f"{self.prefix}*-data"):
+            shutil.rmtree(folder, ignore_errors=True)
 
     def plan_lines(self) -> list[str]:
         lines = self.log.read_text(errors="replace").splitlines()

@@ -21,12 +21,12 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     ("cores", "roles", "threads", "batch", "concurrency"),
     [
         # The 2-core box running `hallmon worker`: one model thread, not two.
-        (2, "all", 1, 32, 16),
-        (2, "verifier", 1, 32, 16),
-        (1, "all", 1, 32, 16),
-        (4, "all", 2, 64, 32),
-        (8, "verifier", 7, 128, 64),
-        (16, "assembler,verifier,fatigue", 14, 128, 64),
+        (2, "all", 1, 8, 16),
+        (2, "verifier", 1, 8, 16),
+        (1, "all", 1, 8, 16),
+        (4, "all", 2, 16, 16),
+        (8, "verifier", 7, 56, 28),
+        (16, "assembler,verifier,fatigue", 14, 112, 56),
     ],
 )
 def test_threads_follow_the_cores_left_after_the_event_loops(
@@ -54,7 +54,7 @@ def test_settings_override_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_batches_follow_overridden_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HALLMON_MODEL__THREADS", "2")
     plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
-    assert (plan.model_threads, plan.max_batch_pairs, plan.concurrency) == (2, 64, 32)
+    assert (plan.model_threads, plan.max_batch_pairs, plan.concurrency) == (2, 16, 16)
 
 
 def test_batch_override_resizes_concurrency(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,10 +63,12 @@ def test_batch_override_resizes_concurrency(monkeypatch: pytest.MonkeyPatch) -> 
     assert (plan.model_threads, plan.concurrency) == (1, 64)
 
 
-def test_batch_wait_only_when_rows_share_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert plan_host(HallmonSettings(), ("verifier",), cores=2).max_wait_ms == 0
+def test_batch_wait_and_size_grow_when_rows_share_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
+    assert (plan.max_wait_ms, plan.max_batch_pairs) == (0, 8)
     monkeypatch.setenv("HALLMON_MODEL__ROWS_PER_CALL", "32")
-    assert plan_host(HallmonSettings(), ("verifier",), cores=2).max_wait_ms == 5
+    plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
+    assert (plan.max_wait_ms, plan.max_batch_pairs) == (5, 32)
     monkeypatch.setenv("HALLMON_VERIFIER_WORKER__MAX_WAIT_MS", "2")
     plan = plan_host(HallmonSettings(), ("verifier",), cores=2)
     assert plan.max_wait_ms == 2 and "HALLMON_VERIFIER_WORKER__MAX_WAIT_MS" in plan.overridden
@@ -88,4 +90,4 @@ def test_worker_uses_the_plan_for_batching(monkeypatch: pytest.MonkeyPatch) -> N
     from hallmon.workers.verifier.agent import batching_config
 
     plan = plan_host(HallmonSettings(), ("verifier",), cores=8)
-    assert batching_config(HallmonSettings(), plan).max_batch_pairs == plan.max_batch_pairs == 128
+    assert batching_config(HallmonSettings(), plan).max_batch_pairs == plan.max_batch_pairs == 56
