@@ -180,7 +180,7 @@ async def _assemble_locked(
             exc_or_reason=step.dead_letter,
             message=msg,
         )
-    await _perform(rt, trace.response_id, state, step, in_stream=True)
+    await _perform(rt, trace.response_id, state, step)
 
 
 def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:
@@ -233,7 +233,7 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
             with rt.telemetry.span(
                 "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
             ):
-                await _perform(rt, key, state, step, in_stream=False)
+                await _perform(rt, key, state, step)
     rt.open_streams = open_count
 
 
@@ -254,8 +254,6 @@ async def _perform(
     key: str,
     old: StreamState | None,
     step: AssemblyStep,
-    *,
-    in_stream: bool,
 ) -> None:
     if step.dropped is not None:
         rt.telemetry.dropped(step.dropped)
@@ -263,33 +261,34 @@ async def _perform(
         await publish_response(rt, step.emit)
     was_open = old is not None and old.is_open
     if step.delete:
-        _write(rt, key, None, old.partition if old else None, in_stream)
+        await _write(rt, key, None, old.partition if old else None)
     elif step.state is not None:
-        _write(rt, key, step.state.to_bytes(), step.state.partition, in_stream)
+        await _write(rt, key, step.state.to_bytes(), step.state.partition)
         rt.open_streams += int(step.state.is_open) - int(was_open)
     rt.open_streams = max(rt.open_streams, 0)
 
 
-def _write(
-    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None, in_stream: bool
+async def _write(
+    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None
 ) -> None:
-    if in_stream:
-        if value is None:
-            rt.table.pop(key, None)
-        else:
-            rt.table[key] = value
-        return
-    # From the timer there is no current event to take the partition from; the state recorded
-    # its source partition, so the changelog stays co-partitioned with the traces topic.
+    """Store (or delete) a stream's state and wait until its changelog write is acknowledged.
+
+    Awaited on purpose: faust commits an input offset once the handler returned, so the state
+    an event changed is durable before its offset is; a crash or a rebalance in between can
+    no longer lose a chunk (a `table[key] = value` only buffered the changelog write). The
+    state records its source partition, so the timer (which has no current event) keeps the
+    changelog co-partitioned with the traces topic too.
+    """
     if partition is None:
         log.error("stream %s has no recorded partition; leaving it for the next event", key)
         return
     if value is None:
         rt.table.data.pop(key, None)
-        rt.table.send_changelog(partition, key, None, value_serializer="raw")
+        sent = rt.table.send_changelog(partition, key, None, value_serializer="raw")
     else:
         rt.table.data[key] = value
-        rt.table.send_changelog(partition, key, value)
+        sent = rt.table.send_changelog(partition, key, value)
+    await sent
 
 
 async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) -> None:

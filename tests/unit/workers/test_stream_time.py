@@ -66,8 +66,11 @@ class FakeTable:
     def items(self) -> list[tuple[str, bytes]]:
         return list(self.snapshot.items())
 
-    def send_changelog(self, partition: int, key: str, value: Any, **_: Any) -> None:
+    def send_changelog(self, partition: int, key: str, value: Any, **_: Any) -> Any:
         self.changelog.append((partition, key, value))
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        sent.set_result(None)
+        return sent
 
 
 @dataclass
