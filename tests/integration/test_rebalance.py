@@ -32,7 +32,7 @@ def test_streams_open_across_a_rebalance_complete_once(
     services: Services, nli_model_dir: Path, tmp_path: Path
 ) -> None:
     prefix = f"test-{uuid.uuid4().hex[:10]}."
-    env = pipeline_env(services, prefix, nli_model_dir, HALLMON_ASSEMBLER__STREAM_TIMEOUT_S="90")
+    env = pipeline_env(services, prefix, nli_model_dir, HALLMON_ASSEMBLER__STREAM_TIMEOUT_S="30")
     settings = settings_from_env(env)
     ensure_hallmon_topics(settings)
     t = settings.topics
