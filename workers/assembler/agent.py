@@ -48,6 +48,9 @@ class AssemblerRuntime:
     progress_ms: dict[int, int] = field(default_factory=dict)
     seen_at: dict[int, float] = field(default_factory=dict)
     locks: KeyLocks = field(default_factory=lambda: KeyLocks())
+    # key -> (the stored bytes, their state without chunks or context): the timeout scan's
+    # view, refreshed only when the stored bytes change.
+    headers: dict[str, tuple[bytes, StreamState]] = field(default_factory=dict)
 
 
 class KeyLocks:
@@ -210,31 +213,55 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
     for partition in active:
         rt.seen_at.setdefault(partition, now)
     open_count = 0
+    keys: set[str] = set()
     for key, raw in list(rt.table.items()):
-        state = StreamState.from_bytes(raw)
-        if state.partition is not None and state.partition not in active:
+        keys.add(key)
+        head = _header(rt, key, raw)
+        if head.partition is not None and head.partition not in active:
             continue
-        step = _expire(rt, state, now)
+        step = _expire(rt, head, now)
         if step.emit is None and not step.changes_state:
-            open_count += state.is_open
+            open_count += head.is_open
             continue
         if rt.locks.busy(key):
             continue  # an event of this stream is being handled; look again next tick
         async with rt.locks.hold(key):
-            # Compare-and-set: act only on the state as it is now, not the snapshot.
+            # Compare-and-set: act only on the state as it is now, not the snapshot; the
+            # whole state is parsed only here, for a stream that is due.
             current = rt.table.data.get(key)
             if current is None:
                 continue
-            if current != raw:
-                state = StreamState.from_bytes(current)
-                step = _expire(rt, state, time.time())
-                if step.emit is None and not step.changes_state:
-                    continue
+            state = StreamState.from_bytes(current)
+            step = _expire(rt, state, time.time())
+            if step.emit is None and not step.changes_state:
+                continue
             with rt.telemetry.span(
                 "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
             ):
                 await _perform(rt, key, state, step)
+    for stale in set(rt.headers) - keys:
+        del rt.headers[stale]
     rt.open_streams = open_count
+
+
+def _header(rt: AssemblerRuntime, key: str, raw: bytes) -> StreamState:
+    """The stream's state without its chunks and context, parsed once per write of the key
+    (the scan runs every second and must not re-parse every stored answer each time)."""
+    cached = rt.headers.get(key)
+    if cached is not None and cached[0] is raw:
+        return cached[1]
+    head = StreamState.from_bytes(raw).model_copy(
+        update={
+            "chunks": {},
+            "seen_event_ids": [],
+            "user_input": [],
+            "documents": [],
+            "tool_results": [],
+            "memory": [],
+        }
+    )
+    rt.headers[key] = (raw, head)
+    return head
 
 
 def _expire(rt: AssemblerRuntime, state: StreamState, now: float) -> AssemblyStep:
