@@ -111,6 +111,14 @@ class KafkaSettings(_Group):
                         "set the protocol to SSL or SASL_SSL, or unset the variable"
                     )
         mechanism = self.effective_sasl_mechanism
+        if mechanism == "OAUTHBEARER":
+            # Nothing in hallmon supplies a token: the workers would fail at the first
+            # connection instead of here.
+            raise ValueError(
+                f"{env_name('kafka', 'sasl_mechanism')}=OAUTHBEARER is not supported: hallmon "
+                "ships no OAuth token provider; use SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN over "
+                "SASL_SSL"
+            )
         if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
             for field in ("sasl_username", "sasl_password"):
                 if getattr(self, field) is None:

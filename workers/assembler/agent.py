@@ -48,6 +48,9 @@ class AssemblerRuntime:
     progress_ms: dict[int, int] = field(default_factory=dict)
     seen_at: dict[int, float] = field(default_factory=dict)
     locks: KeyLocks = field(default_factory=lambda: KeyLocks())
+    # key -> (the stored bytes, their state without chunks or context): the timeout scan's
+    # view, refreshed only when the stored bytes change.
+    headers: dict[str, tuple[bytes, StreamState]] = field(default_factory=dict)
 
 
 class KeyLocks:
@@ -180,7 +183,7 @@ async def _assemble_locked(
             exc_or_reason=step.dead_letter,
             message=msg,
         )
-    await _perform(rt, trace.response_id, state, step, in_stream=True)
+    await _perform(rt, trace.response_id, state, step)
 
 
 def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:
@@ -210,31 +213,55 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
     for partition in active:
         rt.seen_at.setdefault(partition, now)
     open_count = 0
+    keys: set[str] = set()
     for key, raw in list(rt.table.items()):
-        state = StreamState.from_bytes(raw)
-        if state.partition is not None and state.partition not in active:
+        keys.add(key)
+        head = _header(rt, key, raw)
+        if head.partition is not None and head.partition not in active:
             continue
-        step = _expire(rt, state, now)
+        step = _expire(rt, head, now)
         if step.emit is None and not step.changes_state:
-            open_count += state.is_open
+            open_count += head.is_open
             continue
         if rt.locks.busy(key):
             continue  # an event of this stream is being handled; look again next tick
         async with rt.locks.hold(key):
-            # Compare-and-set: act only on the state as it is now, not the snapshot.
+            # Compare-and-set: act only on the state as it is now, not the snapshot; the
+            # whole state is parsed only here, for a stream that is due.
             current = rt.table.data.get(key)
             if current is None:
                 continue
-            if current != raw:
-                state = StreamState.from_bytes(current)
-                step = _expire(rt, state, time.time())
-                if step.emit is None and not step.changes_state:
-                    continue
+            state = StreamState.from_bytes(current)
+            step = _expire(rt, state, time.time())
+            if step.emit is None and not step.changes_state:
+                continue
             with rt.telemetry.span(
                 "hallmon.assemble.timeout", state.traceparent, **{"hallmon.response_id": key}
             ):
-                await _perform(rt, key, state, step, in_stream=False)
+                await _perform(rt, key, state, step)
+    for stale in set(rt.headers) - keys:
+        del rt.headers[stale]
     rt.open_streams = open_count
+
+
+def _header(rt: AssemblerRuntime, key: str, raw: bytes) -> StreamState:
+    """The stream's state without its chunks and context, parsed once per write of the key
+    (the scan runs every second and must not re-parse every stored answer each time)."""
+    cached = rt.headers.get(key)
+    if cached is not None and cached[0] is raw:
+        return cached[1]
+    head = StreamState.from_bytes(raw).model_copy(
+        update={
+            "chunks": {},
+            "seen_event_ids": [],
+            "user_input": [],
+            "documents": [],
+            "tool_results": [],
+            "memory": [],
+        }
+    )
+    rt.headers[key] = (raw, head)
+    return head
 
 
 def _expire(rt: AssemblerRuntime, state: StreamState, now: float) -> AssemblyStep:
@@ -254,8 +281,6 @@ async def _perform(
     key: str,
     old: StreamState | None,
     step: AssemblyStep,
-    *,
-    in_stream: bool,
 ) -> None:
     if step.dropped is not None:
         rt.telemetry.dropped(step.dropped)
@@ -263,33 +288,34 @@ async def _perform(
         await publish_response(rt, step.emit)
     was_open = old is not None and old.is_open
     if step.delete:
-        _write(rt, key, None, old.partition if old else None, in_stream)
+        await _write(rt, key, None, old.partition if old else None)
     elif step.state is not None:
-        _write(rt, key, step.state.to_bytes(), step.state.partition, in_stream)
+        await _write(rt, key, step.state.to_bytes(), step.state.partition)
         rt.open_streams += int(step.state.is_open) - int(was_open)
     rt.open_streams = max(rt.open_streams, 0)
 
 
-def _write(
-    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None, in_stream: bool
+async def _write(
+    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None
 ) -> None:
-    if in_stream:
-        if value is None:
-            rt.table.pop(key, None)
-        else:
-            rt.table[key] = value
-        return
-    # From the timer there is no current event to take the partition from; the state recorded
-    # its source partition, so the changelog stays co-partitioned with the traces topic.
+    """Store (or delete) a stream's state and wait until its changelog write is acknowledged.
+
+    Awaited on purpose: faust commits an input offset once the handler returned, so the state
+    an event changed is durable before its offset is; a crash or a rebalance in between can
+    no longer lose a chunk (a `table[key] = value` only buffered the changelog write). The
+    state records its source partition, so the timer (which has no current event) keeps the
+    changelog co-partitioned with the traces topic too.
+    """
     if partition is None:
         log.error("stream %s has no recorded partition; leaving it for the next event", key)
         return
     if value is None:
         rt.table.data.pop(key, None)
-        rt.table.send_changelog(partition, key, None, value_serializer="raw")
+        sent = rt.table.send_changelog(partition, key, None, value_serializer="raw")
     else:
         rt.table.data[key] = value
-        rt.table.send_changelog(partition, key, value)
+        sent = rt.table.send_changelog(partition, key, value)
+    await sent
 
 
 async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) -> None:

@@ -27,6 +27,7 @@ from hallmon.workers.verifier.service import (
     TwoPhaseVerifier,
     VerificationService,
     failed_verdict,
+    fit_to_budget,
 )
 from hallmon.workers.verifier.session_conflicts import SessionConflictCheck
 
@@ -177,7 +178,9 @@ async def handle_response(rt: VerifierRuntime, response: AssembledResponse) -> V
         response.traceparent,
         **{"hallmon.response_id": response.response_id, "hallmon.session_id": response.session_id},
     ) as span:
-        verdict = await rt.service.verify(response)
+        verdict = fit_to_budget(
+            await rt.service.verify(response), rt.settings.limits.max_event_bytes
+        )
         span.set_attribute("hallmon.state", verdict.state)
         span.set_attribute("hallmon.risk", verdict.risk)
     with telemetry.span("hallmon.publish", response.traceparent, **{"hallmon.topic": "verdicts"}):

@@ -23,6 +23,7 @@ from hallmon.schemas import (
     MonitorResult,
     VerdictEvent,
     VerdictTimings,
+    encode,
     verdict_id_for,
 )
 from hallmon.workers.verifier.batching import NLIBatcher
@@ -119,6 +120,72 @@ def cap_action(result: MonitorResult, max_action: Action) -> MonitorResult:
         f"(HALLMON_VERIFIER__MAX_ACTION={max_action})"
     )
     return result.model_copy(update={"action": max_action, "notes": [*result.notes, note]})
+
+
+_CUT_CHARS = 200
+_MAX_SKIPPED = 500
+
+
+def _cut(text: str, limit: int = _CUT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def fit_to_budget(verdict: VerdictEvent, max_bytes: int) -> VerdictEvent:
+    """The verdict, trimmed to `max_bytes` of JSON so that it can always be published.
+
+    Over the budget (a long answer with hundreds of claims or skipped segments), the texts of
+    claims, evidence, checks and skipped segments are cut to a few hundred characters (their
+    spans still point into the answer and the sources) and skipped segments past the first
+    500 are left out, with a note; when even that does not fit, an `unavailable` /
+    `evaluation_failed` verdict names the budget.
+    """
+    if len(encode(verdict)) <= max_bytes:
+        return verdict
+    claims = [
+        c.model_copy(
+            update={
+                "claim": c.claim.model_copy(update={"text": _cut(c.claim.text)}),
+                "evidence": [e.model_copy(update={"text": _cut(e.text)}) for e in c.evidence],
+                "checks": [k.model_copy(update={"detail": _cut(k.detail)}) for k in c.checks],
+                "reason": _cut(c.reason),
+            }
+        )
+        for c in verdict.claims
+    ]
+    skipped = [s.model_copy(update={"text": _cut(s.text, 80)}) for s in verdict.skipped]
+    left_out = max(0, len(skipped) - _MAX_SKIPPED)
+    note = (
+        f"verdict trimmed to the byte budget of {max_bytes} bytes "
+        f"(HALLMON_LIMITS__MAX_EVENT_BYTES): texts cut to {_CUT_CHARS} characters, {left_out} "
+        "skipped segments left out; spans still point into the answer and the sources"
+    )
+    fitted = verdict.model_copy(
+        update={
+            "claims": claims,
+            "skipped": skipped[:_MAX_SKIPPED],
+            "notes": [*verdict.notes, note],
+        }
+    )
+    if len(encode(fitted)) <= max_bytes:
+        return fitted
+    response = AssembledResponse(
+        response_id=verdict.response_id,
+        session_id=verdict.session_id,
+        agent_id=verdict.agent_id,
+        model=verdict.model,
+        turn=verdict.turn,
+        text="",
+        stream_ended_at=verdict.timings.stream_ended_at,
+    )
+    failed = failed_verdict(
+        response,
+        f"the verdict is over the byte budget of {max_bytes} bytes even trimmed "
+        f"({len(verdict.claims)} claims); shorten the answer or raise "
+        "HALLMON_LIMITS__MAX_EVENT_BYTES",
+    )
+    return failed.model_copy(
+        update={"model_versions": verdict.model_versions, "counts": verdict.counts}
+    )
 
 
 class VerificationService:

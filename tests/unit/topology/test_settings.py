@@ -220,3 +220,11 @@ def test_producers_hash_keys_like_the_java_client() -> None:
     from hallmon.topology.kafka_client import PRODUCER_DEFAULTS
 
     assert PRODUCER_DEFAULTS["partitioner"] == "murmur2_random"
+
+
+def test_oauthbearer_is_refused_with_what_to_use_instead() -> None:
+    from hallmon.topology.settings import KafkaSettings
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="SCRAM-SHA-512"):
+        KafkaSettings(security_protocol="SASL_SSL", sasl_mechanism="OAUTHBEARER")

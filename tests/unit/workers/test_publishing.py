@@ -170,3 +170,44 @@ def test_failed_verdict_is_unavailable_evaluation_failed() -> None:
 
 async def _no_sleep(_: float) -> None:
     return None
+
+
+def test_verdict_over_the_byte_budget_is_trimmed_to_fit() -> None:
+    from hallmon.schemas import (
+        AssembledResponse,
+        Claim,
+        ClaimVerdict,
+        MonitorResult,
+        SkippedSegment,
+        Span,
+        encode,
+    )
+    from hallmon.workers.verifier.service import fit_to_budget, verdict_event
+
+    text = "x" * 5_000
+    claims = [
+        ClaimVerdict(
+            claim=Claim(id=f"c{i}", text=text, span=Span(start=0, end=5_000)),
+            status="unclear",
+            confidence=0.5,
+            reason="r" * 2_000,
+        )
+        for i in range(100)
+    ]
+    skipped = [
+        SkippedSegment(text=text, span=Span(start=0, end=5_000), reason="politeness")
+        for _ in range(2_000)
+    ]
+    result = MonitorResult(state="checked", claims=claims, skipped=skipped)
+    response = AssembledResponse(response_id="r", session_id="s", agent_id="a", text="x")
+    verdict = verdict_event(response, result, verification_ms=1.0)
+    assert len(encode(verdict)) > 900_000
+    fitted = fit_to_budget(verdict, 900_000)
+    assert len(encode(fitted)) <= 900_000
+    assert fitted.state == "checked" and len(fitted.claims) == 100
+    assert fitted.claims[0].claim.span == claims[0].claim.span
+    assert any("byte budget" in note for note in fitted.notes)
+    tiny = fit_to_budget(verdict, 20_000)
+    assert (tiny.state, tiny.unavailable_reason) == ("unavailable", "evaluation_failed")
+    assert tiny.error is not None and "byte budget" in tiny.error and len(encode(tiny)) < 20_000
+    assert fit_to_budget(tiny, 900_000) is tiny

@@ -66,8 +66,11 @@ class FakeTable:
     def items(self) -> list[tuple[str, bytes]]:
         return list(self.snapshot.items())
 
-    def send_changelog(self, partition: int, key: str, value: Any, **_: Any) -> None:
+    def send_changelog(self, partition: int, key: str, value: Any, **_: Any) -> Any:
         self.changelog.append((partition, key, value))
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        sent.set_result(None)
+        return sent
 
 
 @dataclass
@@ -134,5 +137,25 @@ def test_scan_re_reads_a_stream_before_closing_it() -> None:
         await scan_streams(rt)
         (sent,) = rt.responses.sent
         assert decode(AssembledResponse, sent).incomplete_reason == "stream_timeout"
+
+    asyncio.run(scenario())
+
+
+def test_scan_parses_a_stored_state_once_per_write(monkeypatch: Any) -> None:
+    async def scenario() -> None:
+        raw = open_stream(now=time.time()).to_bytes()
+        table = FakeTable(snapshot={"r-1": raw}, data={"r-1": raw})
+        rt = runtime(table)
+        parsed: list[bytes] = []
+        original = StreamState.from_bytes
+
+        def counting(data: bytes) -> StreamState:
+            parsed.append(data)
+            return original(data)
+
+        monkeypatch.setattr(StreamState, "from_bytes", staticmethod(counting))
+        for _ in range(5):
+            await scan_streams(rt)
+        assert len(parsed) == 1 and rt.open_streams == 1 and rt.responses.sent == []
 
     asyncio.run(scenario())

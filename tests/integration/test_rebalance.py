@@ -1,0 +1,113 @@
+"""The fault suite, part three: two assemblers share the traces topic; one stops while 60
+streams are open, its partitions move to the other (which restores them from the changelog).
+Every stream is assembled exactly once and gets its verdict; a stream that lost an event in
+the rebalance (an open faust issue, counted and printed) is never reported clean."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import cast
+
+import pytest
+from hallmon.schemas import VerdictEvent, decode
+from hallmon.topology.kafka_client import make_producer
+from hallmon.workers.runner import ensure_hallmon_topics
+
+from hallmon.producer import KafkaProducerLike, TraceProducer
+
+from ..conftest import Services, TopicWatcher, WorkerProcess, pipeline_env, settings_from_env
+
+pytestmark = [pytest.mark.integration, pytest.mark.model, pytest.mark.timeout(400)]
+
+POLICY = "Shoes can be returned within 30 days of delivery if they are unworn."
+STREAMS = 60
+FIRST, REST = "You can return the shoes ", ["within 30 days ", "if they are unworn."]
+
+
+def test_streams_open_across_a_rebalance_complete_once(
+    services: Services, nli_model_dir: Path, tmp_path: Path
+) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:10]}."
+    env = pipeline_env(services, prefix, nli_model_dir, HALLMON_ASSEMBLER__STREAM_TIMEOUT_S="90")
+    settings = settings_from_env(env)
+    ensure_hallmon_topics(settings)
+    t = settings.topics
+    log = tmp_path / "workers.log"
+    first = WorkerProcess("assembler", env, log).start()
+    second = WorkerProcess("assembler", env, log).start()
+    verifier = WorkerProcess("verifier", env, log).start()
+    workers = [first, second, verifier]
+    watch = TopicWatcher(settings, [t.responses, t.verdicts])
+    raw = make_producer(settings.kafka)
+    traces = TraceProducer("rebalance-bot", topic=t.traces, producer=cast(KafkaProducerLike, raw))
+    try:
+        warm = traces.send_response(f"s-{uuid.uuid4().hex[:8]}", "Hello there, shoes are great.")
+        traces.flush()
+        watch.wait_for(
+            "the first verdict (both assemblers up)",
+            lambda: any(json.loads(m.value())["response_id"] == warm for m in watch.on(t.verdicts)),
+            180,
+            workers,
+        )
+        streams = []
+        for _ in range(STREAMS):
+            stream = traces.start_response(f"s-{uuid.uuid4().hex[:8]}", turn=1)
+            stream.context("policy", POLICY)
+            stream.delta(FIRST)
+            streams.append(stream)
+        traces.flush()
+        time.sleep(3.0)  # the open streams reach both assemblers' tables
+        stopping = time.monotonic()
+        second.stop()  # graceful: its partitions move to the first assembler
+        stop_s = time.monotonic() - stopping
+        for stream in streams:
+            for chunk in REST:
+                stream.delta(chunk)
+            stream.complete()
+        traces.flush()
+        ids = {s.response_id for s in streams}
+
+        def verdicts() -> list[VerdictEvent]:
+            return [
+                v
+                for v in (decode(VerdictEvent, m.value()) for m in watch.on(t.verdicts))
+                if v.response_id in ids
+            ]
+
+        watch.wait_for(
+            "a verdict for every stream",
+            lambda: {v.response_id for v in verdicts()} == ids,
+            240,
+            workers,
+        )
+        time.sleep(3.0)
+        assembled = [r for r in watch.values(t.responses) if r["response_id"] in ids]
+        per_stream = Counter(r["response_id"] for r in assembled)
+        whole = FIRST + "".join(REST)
+        broken = {r["response_id"] for r in assembled if not (r["complete"] and r["text"] == whole)}
+        by_id = {v.response_id: v for v in verdicts()}
+        print(
+            f"\nrebalance: {STREAMS} open streams, one of two assemblers stopped; assembled "
+            f"{len(assembled)} (distinct {len(per_stream)}), verdicts {len(by_id)}, "
+            f"not whole {len(broken)} (timed out "
+            f"{sum(not r['complete'] for r in assembled if r['response_id'] in broken)}); "
+            f"the stop took {stop_s:.1f}s"
+        )
+        assert all(n == 1 for n in per_stream.values()), per_stream.most_common(3)
+        # Known open issue (see README): faust may drop events across a rebalance. Whatever
+        # it drops, an answer that is not whole is never reported as a clean verdict.
+        for rid in broken:
+            verdict = by_id[rid]
+            assert (verdict.state, verdict.unavailable_reason) == (
+                "unavailable",
+                "stream_incomplete",
+            ), verdict
+        assert len(broken) <= STREAMS // 10, f"{len(broken)} of {STREAMS} streams lost events"
+    finally:
+        watch.close()
+        for worker in workers:
+            worker.stop()
