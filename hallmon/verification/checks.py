@@ -516,6 +516,13 @@ def is_action_claim(claim_text: str) -> bool:
     return not _FUTURE.search(claim_text[: done.start()] + done.group(0))
 
 
+def needs_action_check(claim: Claim) -> bool:
+    """Typed `action`, or worded as a done action outside a plan or a commitment."""
+    return claim.type == "action" or (
+        claim.type not in ("plan", "commitment") and is_action_claim(claim.text)
+    )
+
+
 def check_action(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim that an action was done needs a tool result of the same kind with status ok,
     whose arguments or output name the claim's identifiers (order numbers, emails)."""
@@ -760,6 +767,7 @@ def run_checks(
     sources: list[Source],
     answer_text: str,
     record_facts: Sequence[RecordFact] = (),
+    text_action: bool = True,
 ) -> list[CheckResult]:
     """The checks that apply to the claim, by its type and by its text.
 
@@ -768,7 +776,8 @@ def run_checks(
     except that a claim typed `quote`/`action`/`system_state`/`commitment` always gets its
     check (possibly `passed=None` with the reason). `record_facts` (`records.record_facts`)
     are the yes/no fields of JSON records in the context; a claim that names one gets the
-    record check.
+    record check. `text_action=False` leaves the action check out for a caller that judges
+    actions on the structured tool calls (`tools.ground_in_tools`), so it is not done twice.
     """
     text = claim.text
     results: list[CheckResult] = []
@@ -781,9 +790,7 @@ def run_checks(
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)
     if citation.passed is not None:
         results.append(citation)
-    if claim.type == "action" or (
-        claim.type not in ("plan", "commitment") and is_action_claim(text)
-    ):
+    if text_action and needs_action_check(claim):
         results.append(check_action(text, sources))
     if claim.type == "system_state" or is_system_state_claim(text):
         results.append(check_system_state(text, sources))

@@ -36,6 +36,7 @@ from hallmon.verification.checks import (
     _families,
     _identifiers,
     _sentences_of,
+    needs_action_check,
 )
 from hallmon.verification.evidence import parse_json_record
 from hallmon.verification.numbers import Quantity, extract_quantities
@@ -468,7 +469,7 @@ def ground_in_tools(
     action = None
     if (
         any(c.name == "action" for c in checks)
-        or claim.type == "action"
+        or needs_action_check(claim)
         or _PASSIVE_DONE.search(claim.text)
         or _MORE_PAST.search(claim.text)
     ):

@@ -258,7 +258,12 @@ class Verifier:
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
                     checks = run_checks(
-                        claim, prepared.evidence[n], prepared.sources, response.text, facts
+                        claim,
+                        prepared.evidence[n],
+                        prepared.sources,
+                        response.text,
+                        facts,
+                        text_action=False,
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
                     polarity = (
@@ -359,7 +364,10 @@ class Verifier:
             for i in prepared.judged:
                 claim = prepared.claims[i]
                 checks = ground_in_tools(
-                    claim, run_checks(claim, [], [], prepared.response.text), [], []
+                    claim,
+                    run_checks(claim, [], [], prepared.response.text, text_action=False),
+                    [],
+                    [],
                 )
                 verdict = judge(
                     claim, [], checks, np.zeros(len(FEATURES)), self.calibration, english=True
