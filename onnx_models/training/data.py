@@ -17,7 +17,9 @@ Sources (all deterministic given the seed):
 - ``../shared/data/grounded/train.jsonl.gz``: short rows only (q2, faithdial_audit,
   factcheck_gpt; the BEGIN part repeats the NLI file and SummEdits documents are too long).
 - Augmentations made from entailed training pairs: a changed number, month or year and an
-  inserted negation (contradiction), an appended commitment (not entailed).
+  inserted negation (contradiction), an appended commitment (not entailed), a deleted supporting
+  sentence and a related-topic premise (neutral), and from ``v3`` on the hard cases of
+  ``hard_cases.py`` (the contrast set's alterations with training-only templates).
 """
 
 from __future__ import annotations
@@ -456,6 +458,8 @@ class Mix:
     n_augment: int = 5000
     grounded_cap: int = 2000
     n_deleted_evidence: int = 0
+    n_related_neutral: int = 0
+    hard_per_kind: int = 0  # pairs of each ``hard_cases.KINDS`` alteration
 
 
 MIXES: dict[str, Mix] = {
@@ -491,8 +495,29 @@ MIXES: dict[str, Mix] = {
         begin_binary=False,
         n_deleted_evidence=3000,
     ),
+    # Third run, one stage: v2 with fewer image captions (not the agents' domain), the
+    # related-topic neutrals of v2_patch, and the hard cases of ``hard_cases.py`` (the
+    # contrast set's kinds with training-only templates): v2 swapped names freely and called
+    # an unrelated number a contradiction.
+    "v3": Mix(
+        caps={
+            "snli": 12000,
+            "mnli_taxinli": None,
+            "mnli_binary_docnli": None,
+            "fever_nli_binary_docnli": 12000,
+            "breaking_nli": 3500,
+            "fever_symmetric": None,
+            "fm2": None,
+            "begin": None,
+        },
+        repeats={"mnli_taxinli": 2, "fm2": 2, "fever_symmetric": 2},
+        begin_binary=False,
+        n_deleted_evidence=3000,
+        n_related_neutral=2500,
+        hard_per_kind=700,
+    ),
 }
-DEFAULT_MIX = "v2"
+DEFAULT_MIX = "v3"
 
 
 def build_training_set(seed: int, mix: str | Mix = DEFAULT_MIX) -> list[Example]:
@@ -517,6 +542,13 @@ def build_training_set(seed: int, mix: str | Mix = DEFAULT_MIX) -> list[Example]
     entailed = [e for e in chosen if e.target == ENTAILMENT]
     extra = augment(entailed, m.n_augment, seed + 1)
     extra += delete_evidence(entailed, m.n_deleted_evidence, seed + 2)
+    if m.n_related_neutral:
+        extra += related_neutrals(chosen, m.n_related_neutral, seed + 4)
+    if m.hard_per_kind:
+        # Imported here: hard_cases builds on this module's helpers.
+        from hallmon.onnx_models.training.hard_cases import KINDS, training_hard_cases
+
+        extra += training_hard_cases(entailed, dict.fromkeys(KINDS, m.hard_per_kind), seed + 5)
     for source, times in sorted(m.repeats.items()):
         base = [e for e in chosen if e.source == source]
         chosen.extend(base * (times - 1))
