@@ -272,7 +272,8 @@ def _closest_sentence(text: str, sources: Sequence[Source]) -> tuple[str, str] |
 _BRACKET = re.compile(r"(?<![\w)])\[\^?([^\[\]\n]{1,80})\](?!\()")
 _LENTICULAR = re.compile(r"【([^】\n]{1,80})】")
 _PAREN_SOURCE = re.compile(
-    r"\((?:source|sources|src|ref|refs|see|cited in|citation)s?\s*[:\-]?\s*([^()\n]{1,120})\)",
+    # \b: "(reference RF-77)" is an order reference, not "ref" + "erence RF-77".
+    r"\((?:source|sources|src|ref|refs|see|cited in|citation)s?\b\s*[:\-]?\s*([^()\n]{1,120})\)",
     re.I,
 )
 _MD_LINK = re.compile(r"\[[^\]\n]{1,200}\]\((https?://[^)\s]+)\)")
@@ -300,7 +301,10 @@ def citation_markers(text: str) -> list[str]:
             for part in re.split(r"\s*[,;]\s*|\s+and\s+", inner):
                 part = part.strip().strip("\"'")
                 if pattern is _PAREN_SOURCE:
-                    part = re.sub(r"^(?:source|doc|document)\s*[:#]?\s*", "", part, flags=re.I)
+                    # "source: x", "doc 3"; "doc-2" is an id of its own and stays whole.
+                    part = re.sub(
+                        r"^(?:source|doc|document)(?:\s*[:#]\s*|\s+)", "", part, flags=re.I
+                    )
                 if not part or part.lower() in _NOT_CITATIONS:
                     continue
                 if pattern is _BRACKET and not _IDLIKE.match(part):

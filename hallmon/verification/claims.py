@@ -445,6 +445,9 @@ _STOPWORDS: dict[str, frozenset[str]] = {
     "pt": _wordset("o a os as de que e é do da em um uma para com não no na"),
     "nl": _wordset("de het een en van is dat niet in op te met voor zijn er"),
 }
+# Function words of the other languages that are also English words ("As a student", "no
+# problem", "go in"): they say nothing about the language, so they are not counted for either.
+_ALSO_ENGLISH = _wordset("a as do no in is on to be me he we an at or so if it die den set")
 _SCRIPTS = {
     "CYRILLIC": "cyrillic",
     "GREEK": "el",
@@ -484,7 +487,10 @@ def detect_language(text: str) -> str:
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < 4:
         return "en"
-    hits = {lang: sum(w in sw for w in words) for lang, sw in _STOPWORDS.items()}
+    hits = {
+        lang: sum(w in sw and (lang == "en" or w not in _ALSO_ENGLISH) for w in words)
+        for lang, sw in _STOPWORDS.items()
+    }
     best = max(hits, key=lambda k: hits[k])
     if best != "en" and hits[best] >= 2 and hits[best] > 1.5 * hits["en"]:
         return best

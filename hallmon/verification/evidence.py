@@ -179,6 +179,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 _SHORT_TIME = re.compile(r"\b(\d{1,2}):(\d)\b")
 _PY_STR = re.compile(r"^u?'(.*)'$", re.DOTALL)
 _INLINE_MAX = 12
+# Amounts in minor units ("amount_cents": 8900 is 89.00), as payment APIs report them.
+MINOR_UNIT_KEY = re.compile(r"(?:^|_)(?:cents|minor|minor_units|in_cents|pence)$", re.I)
 
 
 def render_record(value: Any) -> str:
@@ -228,10 +230,26 @@ def _inline(obj: dict[str, Any]) -> str:
     return ", ".join(f"{_label(k)}: {_scalar(v)}" for k, v in obj.items() if v is not None)
 
 
+def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Each minor-unit amount followed by its major-unit reading ("amount 89.00 EUR"), so the
+    number check and the model see the figure an answer states."""
+    currency = next(
+        (v for k, v in items if str(k).lower() == "currency" and isinstance(v, str)), ""
+    )
+    out: list[tuple[Any, Any]] = []
+    for k, v in items:
+        out.append((k, v))
+        if isinstance(v, int | float) and not isinstance(v, bool) and MINOR_UNIT_KEY.search(str(k)):
+            base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
+            out.append((base, f"{v / 100:.2f} {currency[:8]}".strip()))
+    return out
+
+
 def _render(value: Any, path: list[str]) -> list[str]:
     label = " ".join(_label(p) for p in path)
     if isinstance(value, dict):
         items = [(k, v) for k, v in value.items() if v is not None and v != "" and v != []]
+        items = _with_major_units(items)
         if path and items and len(items) <= _INLINE_MAX and all(_is_scalar(v) for _, v in items):
             return [
                 _sentence(f"{label}: " + ", ".join(f"{_label(k)} {_scalar(v)}" for k, v in items))

@@ -41,8 +41,47 @@ _PRICED = re.compile(
     re.I,
 )
 _FREE_WORDS = frozenset({"free", "cost", "charge", "fee", "complimentary", "extra"})
+# Negations that deny only part of a sentence or none of it ("not only ... but also", "not
+# shipped until March", "no later than"): such a sentence denies no affirmative restatement.
+_SCOPED = re.compile(
+    r"\b(?:only|just|merely|until|till|unless|except|without|nor|neither|matter)\b|"
+    r"\bno\s+(?:later|sooner|more|less|fewer)\b",
+    re.I,
+)
+# Negation words as `content_tokens` leaves them ("doesn't" -> "doesn").
+_NEGATION_TOKENS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "longer",
+        "doesn",
+        "don",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "can",
+        "couldn",
+        "shouldn",
+        "wouldn",
+        "hasn",
+        "haven",
+        "hadn",
+        "didn",
+        "mustn",
+    }
+)
 COVERAGE = 0.75
 """Share of the claim's content words one source sentence must hold."""
+DENIAL_COVERAGE = 0.8
+"""Share of a negated source sentence's content words an affirmative claim must state."""
 MAX_SENTENCES = 2000
 """Source sentences looked at per claim (a bound on work for huge contexts)."""
 
@@ -53,16 +92,59 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
 
 
+@lru_cache(maxsize=256)
+def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A source's negated sentences with their content words (negation words left out)."""
+    out = []
+    for sentence in _sentences(text)[:MAX_SENTENCES]:
+        if (
+            _NEGATION.search(sentence)
+            and not _FREE.search(sentence)
+            and not _SCOPED.search(sentence)
+        ):
+            said = content_tokens(sentence) - _NEGATION_TOKENS
+            if len(said) >= 2:
+                out.append((sentence, said))
+    return tuple(out)
+
+
+def _denial(
+    claim_text: str, words: frozenset[str], sources: Sequence[Source]
+) -> CheckResult | None:
+    """A negated source sentence that denies the affirmative claim: the claim states (nearly)
+    every content word of the sentence and most of the claim is about it ("Opened software can
+    be returned for a full refund" against "Opened software cannot be returned")."""
+    for source in sources:
+        if source.kind == "user_input":
+            continue
+        for sentence, said in _negated_sentences(source.text):
+            shared = len(said & words)
+            if shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
+                continue
+            # "Not accepted after 30 days" denies nothing that "accepted within 30 days" states.
+            if _OUTSIDE.search(sentence) and _INSIDE.search(claim_text):
+                continue
+            shown = " ".join(sentence.split())[:90]
+            return CheckResult(
+                name="negation",
+                passed=False,
+                detail=f"{source.source_id} denies what the claim states: “{shown}” "
+                "(contradicts it)",
+            )
+    return None
+
+
 def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """Fails when the claim is negated and a source sentence with (nearly) all its content
-    words is not; None when the claim is not negated or no sentence covers it."""
+    words is not, or the other way round (`_denies`); None otherwise."""
     # "free" claims a price of zero; "not free" agrees with any price.
-    free = bool(_FREE.search(claim_text)) and not _NEGATION.search(claim_text)
-    if not free and not _NEGATION.search(claim_text):
-        return None
+    negated = bool(_NEGATION.search(claim_text))
+    free = bool(_FREE.search(claim_text)) and not negated
     words = content_tokens(claim_text) - (_FREE_WORDS if free else frozenset())
     if len(words) < 2:
         return None
+    if not negated and not free:
+        return _denial(claim_text, words, sources)
     seen = 0
     for source in sources:
         if source.kind == "user_input":

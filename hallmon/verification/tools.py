@@ -38,7 +38,7 @@ from hallmon.verification.checks import (
     _sentences_of,
     needs_action_check,
 )
-from hallmon.verification.evidence import parse_json_record
+from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
 from hallmon.verification.numbers import Quantity, extract_quantities
 from hallmon.verification.text import content_tokens
 
@@ -102,6 +102,8 @@ class ToolCall:
             if number is None or not _AMOUNT_KEY.search(leaf):
                 continue
             cur = _CURRENCY_KEY.search(leaf)
+            if MINOR_UNIT_KEY.search(leaf):
+                number /= 100
             out.append((key, number, cur.group(1).upper() if cur else self.currency))
         return out
 

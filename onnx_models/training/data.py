@@ -18,7 +18,7 @@ Sources (all deterministic given the seed):
   factcheck_gpt; the BEGIN part repeats the NLI file and SummEdits documents are too long).
 - Augmentations made from entailed training pairs: a changed number, month or year and an
   inserted negation (contradiction), an appended commitment (not entailed), a deleted supporting
-  sentence and a related-topic premise (neutral), and from ``v3`` on the hard cases of
+  sentence and a related-topic premise (neutral), and in ``v3_patch`` the hard cases of
   ``hard_cases.py`` (the contrast set's alterations with training-only templates).
 """
 
@@ -434,15 +434,37 @@ def related_neutrals(examples: list[Example], n: int, seed: int) -> list[Example
     return out
 
 
-def build_patch_set(seed: int, n_replay: int = 8000, n_neutral: int = 1500) -> list[Example]:
-    """Short second stage after v2 (``--mix v2_patch --init-from runs/v2/final``): a replay
-    sample of the v2 mix plus ``related_neutrals``."""
+def build_patch_set(
+    seed: int,
+    n_replay: int = 8000,
+    n_neutral: int = 1500,
+    hard_per_kind: int = 0,
+    neutral_seed: int = 4,
+) -> list[Example]:
+    """A short further stage (``--mix v2_patch|v3_patch --init-from ...``): a replay sample of
+    the v2 mix (so the stage does not forget it) plus ``related_neutrals`` and, with
+    ``hard_per_kind``, the hard cases of ``hard_cases.py``."""
     base = build_training_set(seed, "v2")
     rng = random.Random(seed + 3)
     replay = rng.sample(base, n_replay)
-    out = replay + related_neutrals(base, n_neutral, seed + 4)
+    out = replay + related_neutrals(base, n_neutral, seed + neutral_seed)
+    if hard_per_kind:
+        # Imported here: hard_cases builds on this module's helpers.
+        from hallmon.onnx_models.training.hard_cases import KINDS, training_hard_cases
+
+        entailed = [e for e in base if e.target == ENTAILMENT]
+        out += training_hard_cases(entailed, dict.fromkeys(KINDS, hard_per_kind), seed + 5)
     rng.shuffle(out)
     return out
+
+
+PATCHES: dict[str, dict[str, int]] = {
+    # After v2: the related-topic neutrals (v2 called an unrelated number a contradiction).
+    "v2_patch": {},
+    # After the shipped v2 + v2_patch model (dequantized, see dequantize.py): the contrast
+    # set's kinds with training-only templates, fresh related neutrals, a larger replay.
+    "v3_patch": {"n_replay": 12000, "n_neutral": 1500, "hard_per_kind": 500, "neutral_seed": 6},
+}
 
 
 # ----------------------------------------------------------------------------- the mix
@@ -458,8 +480,6 @@ class Mix:
     n_augment: int = 5000
     grounded_cap: int = 2000
     n_deleted_evidence: int = 0
-    n_related_neutral: int = 0
-    hard_per_kind: int = 0  # pairs of each ``hard_cases.KINDS`` alteration
 
 
 MIXES: dict[str, Mix] = {
@@ -495,29 +515,8 @@ MIXES: dict[str, Mix] = {
         begin_binary=False,
         n_deleted_evidence=3000,
     ),
-    # Third run, one stage: v2 with fewer image captions (not the agents' domain), the
-    # related-topic neutrals of v2_patch, and the hard cases of ``hard_cases.py`` (the
-    # contrast set's kinds with training-only templates): v2 swapped names freely and called
-    # an unrelated number a contradiction.
-    "v3": Mix(
-        caps={
-            "snli": 12000,
-            "mnli_taxinli": None,
-            "mnli_binary_docnli": None,
-            "fever_nli_binary_docnli": 12000,
-            "breaking_nli": 3500,
-            "fever_symmetric": None,
-            "fm2": None,
-            "begin": None,
-        },
-        repeats={"mnli_taxinli": 2, "fm2": 2, "fever_symmetric": 2},
-        begin_binary=False,
-        n_deleted_evidence=3000,
-        n_related_neutral=2500,
-        hard_per_kind=700,
-    ),
 }
-DEFAULT_MIX = "v3"
+DEFAULT_MIX = "v2"
 
 
 def build_training_set(seed: int, mix: str | Mix = DEFAULT_MIX) -> list[Example]:
@@ -542,13 +541,6 @@ def build_training_set(seed: int, mix: str | Mix = DEFAULT_MIX) -> list[Example]
     entailed = [e for e in chosen if e.target == ENTAILMENT]
     extra = augment(entailed, m.n_augment, seed + 1)
     extra += delete_evidence(entailed, m.n_deleted_evidence, seed + 2)
-    if m.n_related_neutral:
-        extra += related_neutrals(chosen, m.n_related_neutral, seed + 4)
-    if m.hard_per_kind:
-        # Imported here: hard_cases builds on this module's helpers.
-        from hallmon.onnx_models.training.hard_cases import KINDS, training_hard_cases
-
-        extra += training_hard_cases(entailed, dict.fromkeys(KINDS, m.hard_per_kind), seed + 5)
     for source, times in sorted(m.repeats.items()):
         base = [e for e in chosen if e.source == source]
         chosen.extend(base * (times - 1))

@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--limit", type=int, default=0, help="train on the first N examples only")
     p.add_argument("--max-steps", type=int, default=0, help="stop after N steps (speed test)")
-    p.add_argument("--mix", choices=[*sorted(D.MIXES), "v2_patch"], default=D.DEFAULT_MIX)
+    p.add_argument("--mix", choices=[*sorted(D.MIXES), *sorted(D.PATCHES)], default=D.DEFAULT_MIX)
     p.add_argument(
         "--init-from", type=Path, default=None, help="start from this trained model folder"
     )
@@ -206,8 +206,8 @@ def main(argv: list[str] | None = None) -> None:
 
     base = resolve_base(args.base)
     tok = load_tokenizer(base / "tokenizer.json", args.max_length)
-    if args.mix == "v2_patch":
-        examples = D.build_patch_set(args.seed)
+    if args.mix in D.PATCHES:
+        examples = D.build_patch_set(args.seed, **D.PATCHES[args.mix])
     else:
         examples = D.build_training_set(args.seed, args.mix)
     if args.limit:

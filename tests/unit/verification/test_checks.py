@@ -190,6 +190,13 @@ def test_citation_after_the_claim_in_the_answer_counts() -> None:
     assert result.passed is False and "doc-4" in result.detail
 
 
+def test_parenthesised_references_that_cite_nothing() -> None:
+    # An order reference is no "(ref ...)" citation; "doc-2" is an id, not "doc" + "-2".
+    assert citation_markers("Refund processed (reference RF-77).") == []
+    assert citation_markers("As stated (ref: doc-2) and (see doc-3).") == ["doc-2", "doc-3"]
+    assert citation_markers("(source: doc 4)") == ["4"]
+
+
 def test_citation_markers() -> None:
     assert citation_markers("x [1, 2] y [doc-3][4] (sources: a-1; b-2) [text](https://u.io/a)") == [
         "https://u.io/a",

@@ -228,3 +228,9 @@ def test_memory_and_document_models_roundtrip() -> None:
         memory=[MemoryItem(memory_id="m", text="likes tea").model_dump()],
     )
     assert [s.source_id for s in collect_sources(resp)] == ["memory:m"]
+
+
+def test_render_record_reads_minor_units_in_major_units() -> None:
+    text = render_record({"amount_cents": 8900, "currency": "EUR", "fee_in_cents": True})
+    assert "Amount cents: 8900." in text and "Amount: 89.00 EUR." in text
+    assert "Fee in cents: yes." in text  # a boolean is no amount

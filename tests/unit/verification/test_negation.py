@@ -66,3 +66,30 @@ def test_a_brand_or_acronym_no_source_names_fails() -> None:
     assert result is not None and result.passed is False and "GLS" in result.detail
     assert check_names("Your order travels with DHL.", [memory]) is None
     assert check_names("Your order arrives at 9 AM.", [memory]) is None
+
+
+POLICY = Source(
+    source_id="policy",
+    kind="document",
+    text="Opened software cannot be returned. Opened items cannot be exchanged, but unopened "
+    "items can be returned within 30 days. Returns are not accepted after 30 days. The order "
+    "was not shipped until March. The plan not only covers theft but also loss.",
+)
+
+
+def test_an_affirmative_claim_against_a_denying_sentence_fails() -> None:
+    result = check_negation("Opened software can be returned for a full refund.", [POLICY])
+    assert result is not None and result.passed is False
+    assert "denies" in result.detail and "policy" in result.detail
+
+
+def test_a_denial_must_cover_the_claim_and_be_a_plain_one() -> None:
+    # The negated sentence says more than the claim restates: its other half is what it denies.
+    assert check_negation("Unopened items can be returned within 30 days.", [POLICY]) is None
+    # "not ... after 30 days" against "within 30 days" says the same.
+    assert check_negation("Returns are accepted within 30 days.", [POLICY]) is None
+    # Scoped negations deny nothing the claim restates.
+    assert check_negation("The order was shipped in March.", [POLICY]) is None
+    assert check_negation("The plan covers theft.", [POLICY]) is None
+    user = Source(source_id="u", kind="user_input", text="Opened software cannot be returned.")
+    assert check_negation("Opened software can be returned.", [user]) is None

@@ -41,6 +41,14 @@ def test_a_matching_ok_refund_backs_the_claim() -> None:
     assert "A-1042" in result.detail and "89 EUR" in result.detail
 
 
+def test_amounts_in_minor_units_are_read_in_major_units() -> None:
+    payment = {"payment_id": "P-9", "amount_cents": 8900, "currency": "EUR"}
+    ok = check_action("I have issued a refund of 89 EUR.", [call("payments.refund", payment)])
+    assert ok.passed is True
+    wrong = check_action("I have issued a refund of 8900 EUR.", [call("payments.refund", payment)])
+    assert wrong.passed is False
+
+
 @pytest.mark.parametrize(
     ("claim", "why"),
     [
