@@ -435,3 +435,19 @@ def test_worker_stops_with_a_clear_error_on_wrong_credentials(
     assert variable in done.stderr and "Traceback" not in done.stderr, done.stderr
     # Never a password in the message.
     assert SCRAM_PASSWORD not in done.stderr and REDIS_PASSWORD not in done.stderr
+
+
+def test_topics_command_says_which_setting_the_broker_refused(secure: SecureServices) -> None:
+    settings_env, variable = _bad(secure, "kafka CA")
+    env = _settings_env(secure, Path("."), {}, {}) | settings_env
+    done = subprocess.run(
+        [sys.executable, "-m", "hallmon.cli", "topics", "list"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=REFUSAL_BUDGET_S,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    output = " ".join((done.stdout + done.stderr).split())  # rich wraps long lines
+    assert variable in output and "certificate verify failed" in output, output
