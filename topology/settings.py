@@ -241,6 +241,10 @@ class RedisSettings(_Group):
     ssl_ca_certs: Path | None = Field(
         default=None, description="CA bundle (PEM) to verify a rediss:// server."
     )
+    ssl_certfile: Path | None = Field(
+        default=None, description="Client certificate (PEM) for a server that verifies clients."
+    )
+    ssl_keyfile: Path | None = Field(default=None, description="Client private key (PEM).")
     socket_timeout_s: float = Field(default=5.0, gt=0)
 
     @field_validator("url")
@@ -256,10 +260,22 @@ class RedisSettings(_Group):
 
     @model_validator(mode="after")
     def _check_tls(self) -> Self:
-        if self.ssl_ca_certs is not None and urlsplit(self.url).scheme != "rediss":
+        tls_files = ("ssl_ca_certs", "ssl_certfile", "ssl_keyfile")
+        for field in tls_files:
+            path: Path | None = getattr(self, field)
+            if path is None:
+                continue
+            if urlsplit(self.url).scheme != "rediss":
+                raise ValueError(
+                    f"{env_name('redis', field)} is set but {env_name('redis', 'url')} "
+                    "does not use TLS: use a rediss:// URL or unset the variable"
+                )
+            if not path.is_file():
+                raise ValueError(f"{env_name('redis', field)}={path}: no such file")
+        if (self.ssl_certfile is None) != (self.ssl_keyfile is None):
             raise ValueError(
-                f"{env_name('redis', 'ssl_ca_certs')} is set but {env_name('redis', 'url')} "
-                "does not use TLS: use a rediss:// URL or unset the variable"
+                f"a client certificate needs both {env_name('redis', 'ssl_certfile')} and "
+                f"{env_name('redis', 'ssl_keyfile')}; only one is set"
             )
         return self
 
@@ -285,6 +301,9 @@ class RedisSettings(_Group):
             kwargs["password"] = self.password.get_secret_value()
         if self.ssl_ca_certs is not None:
             kwargs["ssl_ca_certs"] = str(self.ssl_ca_certs)
+        if self.ssl_certfile is not None and self.ssl_keyfile is not None:
+            kwargs["ssl_certfile"] = str(self.ssl_certfile)
+            kwargs["ssl_keyfile"] = str(self.ssl_keyfile)
         return kwargs
 
 

@@ -1,7 +1,7 @@
 """What a worker does when Redis fails: each error class has one answer.
 
-- `auth` (wrong password, NOAUTH, a missing ACL permission): fail loudly; retrying cannot fix
-  configuration.
+- `auth` (wrong password, NOAUTH, a missing ACL permission, a server certificate that fails
+  verification): fail loudly; retrying cannot fix configuration.
 - `paused` (READONLY: a replica, a failover in progress; OOM: maxmemory reached): wait and retry
   slowly, never drop; Redis is up but takes no writes yet.
 - `transient` (connection refused or reset, timeouts, LOADING, cluster TRYAGAIN): retry with
@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 import redis.exceptions as rexc
+from hallmon.topology.redis_client import certificate_rejected, refusal
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,9 @@ class RedisAuthError(RuntimeError):
 
 def classify(exc: BaseException) -> RedisFailure:
     if isinstance(exc, rexc.AuthenticationError | rexc.AuthorizationError | rexc.NoPermissionError):
+        return "auth"
+    # A certificate that fails verification is configuration too (wrong CA, wrong host).
+    if certificate_rejected(exc):
         return "auth"
     if isinstance(exc, rexc.ReadOnlyError | rexc.OutOfMemoryError):
         return "paused"
@@ -69,11 +73,7 @@ async def with_redis_retries(
         except Exception as exc:
             kind = classify(exc)
             if kind == "auth":
-                raise RedisAuthError(
-                    f"{what}: Redis refused the credentials or the permission ({exc}); set "
-                    "HALLMON_REDIS__URL / HALLMON_REDIS__PASSWORD to a user allowed EVALSHA, "
-                    "HINCRBY, SADD, RPUSH, ZADD and EXPIRE on the hallmon keys"
-                ) from exc
+                raise RedisAuthError(f"{what}: {refusal(exc)}") from exc
             if kind == "fatal":
                 raise
             if kind == "paused":

@@ -34,8 +34,21 @@ def ensure_hallmon_topics(settings: HallmonSettings) -> None:
     from hallmon.topology.topics import ensure_topics, topic_specs
 
     admin = make_admin(settings.kafka, {"log_level": 0})
-    check_reachable(admin, settings.kafka)
+    check_reachable(settings.kafka)
     ensure_topics(admin, topic_specs(settings.topics))
+
+
+def check_role_redis(settings: HallmonSettings, role: Role) -> None:
+    """Refuse to start on Redis settings that cannot work (wrong password, wrong CA, no client
+    certificate): `RedisRefusedError` names what to set. Redis merely down is logged: the
+    worker starts and waits for it, as it does for an outage later."""
+    if role == "assembler" or (role == "verifier" and not settings.conflicts.enabled):
+        return
+    from hallmon.topology.redis_client import check_redis
+
+    problem = check_redis(settings.redis)
+    if problem is not None:
+        log.warning("%s; the %s worker starts and retries", problem, role)
 
 
 def build_app(
@@ -82,6 +95,7 @@ def run_role(
 
     configure_export(settings.otel, role)
     ensure_hallmon_topics(settings)
+    check_role_redis(settings, role)
     app, _ = build_app(settings, role, host_roles)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()
@@ -167,7 +181,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return spawn_roles(loglevel=args.loglevel)
 
 
-__all__ = ["ROLES", "build_app", "ensure_hallmon_topics", "main", "run_role", "spawn_roles"]
+__all__ = [
+    "ROLES",
+    "build_app",
+    "check_role_redis",
+    "ensure_hallmon_topics",
+    "main",
+    "run_role",
+    "spawn_roles",
+]
 
 if __name__ == "__main__":
     sys.exit(main())

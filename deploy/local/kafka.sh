@@ -7,6 +7,14 @@
 # data, config, pid and logs live in state/kafka/ (git-ignored). Ports can be moved with
 # HALLMON_LOCAL_KAFKA_PORT (default 9092) and HALLMON_LOCAL_KAFKA_CONTROLLER_PORT (default 9093);
 # point hallmon at a moved broker with HALLMON_KAFKA__BOOTSTRAP_SERVERS.
+#
+# Extra broker configuration (the secure-transport tests use both; see README "Local services"):
+#   HALLMON_LOCAL_KAFKA_EXTRA_PROPERTIES  server.properties lines appended after the defaults (a
+#                                         repeated key wins, e.g. listeners=... with a SASL_SSL
+#                                         listener next to the PLAINTEXT one the probe uses)
+#   HALLMON_LOCAL_KAFKA_SCRAM_USERS       space-separated MECHANISM:user:password entries, e.g.
+#                                         SCRAM-SHA-512:hallmon:secret, created when the storage
+#                                         is formatted (first start of a state folder only)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -80,6 +88,10 @@ auto.create.topics.enable=false
 log.retention.hours=168
 log.segment.bytes=67108864
 PROPS
+  if [[ -n "${HALLMON_LOCAL_KAFKA_EXTRA_PROPERTIES:-}" ]]; then
+    printf '# From HALLMON_LOCAL_KAFKA_EXTRA_PROPERTIES (a repeated key overrides the one above).\n%s\n' \
+      "$HALLMON_LOCAL_KAFKA_EXTRA_PROPERTIES" >>"$PROPS"
+  fi
 }
 
 format_storage() {
@@ -89,10 +101,19 @@ format_storage() {
     java -cp "$JARS/*" kafka.tools.StorageTool random-uuid >"$STATE/cluster-id"
   fi
   cluster_id="$(tr -d '[:space:]' <"$STATE/cluster-id")"
+  # SCRAM credentials live in the cluster metadata; KRaft takes the first ones at format time.
+  local scram=() entries=() entry mechanism user password
+  read -ra entries <<<"${HALLMON_LOCAL_KAFKA_SCRAM_USERS:-}"
+  for entry in "${entries[@]}"; do
+    IFS=: read -r mechanism user password <<<"$entry"
+    [[ -n "$mechanism" && -n "$user" && -n "$password" ]] \
+      || die "HALLMON_LOCAL_KAFKA_SCRAM_USERS: '$entry' is not MECHANISM:user:password"
+    scram+=(--add-scram "$mechanism=[name=$user,password=$password]")
+  done
   log "formatting storage in $STATE/data (cluster id $cluster_id)"
   KAFKA_LOG4J_OPTS= java -Dlog4j2.configurationFile="$HERE/log4j2.xml" -Dkafka.logs.dir="$LOGS" \
     -cp "$JARS/*" kafka.tools.StorageTool format -t "$cluster_id" -c "$PROPS" --ignore-formatted \
-    >>"$LOGS/format.log" 2>&1 || die "storage format failed; see $LOGS/format.log"
+    "${scram[@]}" >>"$LOGS/format.log" 2>&1 || die "storage format failed; see $LOGS/format.log"
 }
 
 start() {

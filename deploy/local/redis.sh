@@ -5,6 +5,11 @@
 #
 # Config, pid and log live in state/redis/ (git-ignored). The port can be moved with
 # HALLMON_LOCAL_REDIS_PORT (default 6379); point hallmon at it with HALLMON_REDIS__URL.
+#
+# For the secure-transport tests (see README "Local services"):
+#   HALLMON_LOCAL_REDIS_PASSWORD      requirepass (this script's own PING authenticates with it)
+#   HALLMON_LOCAL_REDIS_EXTRA_CONFIG  redis.conf lines appended after the defaults, e.g.
+#                                     tls-port, tls-cert-file, tls-key-file, tls-ca-cert-file
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,6 +29,10 @@ pid_alive() {
 }
 
 answers() {
+  # REDISCLI_AUTH, not -a: the password stays out of the process list.
+  if [[ -n "${HALLMON_LOCAL_REDIS_PASSWORD:-}" ]]; then
+    export REDISCLI_AUTH="$HALLMON_LOCAL_REDIS_PASSWORD"
+  fi
   [[ "$(redis-cli -h "$HOST" -p "$PORT" ping 2>/dev/null)" == "PONG" ]]
 }
 
@@ -69,6 +78,12 @@ dir $STATE
 save ""
 appendonly no
 CONF
+  if [[ -n "${HALLMON_LOCAL_REDIS_PASSWORD:-}" ]]; then
+    printf 'requirepass "%s"\n' "$HALLMON_LOCAL_REDIS_PASSWORD" >>"$CONF"
+  fi
+  if [[ -n "${HALLMON_LOCAL_REDIS_EXTRA_CONFIG:-}" ]]; then
+    printf '# From HALLMON_LOCAL_REDIS_EXTRA_CONFIG.\n%s\n' "$HALLMON_LOCAL_REDIS_EXTRA_CONFIG" >>"$CONF"
+  fi
   local t0=$SECONDS
   redis-server "$CONF" || die "redis-server failed to start; log: $LOGFILE"
   local deadline=$((SECONDS + START_TIMEOUT))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the local services and the virtualenv need, when missing:
 # a JDK (Kafka), Maven (fetches Kafka's jars), redis-server, python3-venv, and Chromium with its
-# WebDriver (the dashboard's browser test drives Debian's chromium through Selenium).
+# WebDriver (the dashboard's browser test drives Debian's chromium through Selenium), and openssl
+# (the secure-transport tests make their own CA and certificates with it).
 # Does nothing, quickly, on a machine that has them all.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ command -v make >/dev/null || missing+=(make)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v openssl >/dev/null || missing+=(openssl)
 
 if ((${#missing[@]})); then
   [[ "$(id -u)" == 0 ]] || { echo "system-deps: missing ${missing[*]}; install them (as root: apt-get install -y ${missing[*]})" >&2; exit 1; }

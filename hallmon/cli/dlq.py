@@ -113,12 +113,11 @@ def replay_dead_letters(
     dry_run: bool = False,
     limit: int | None = None,
 ) -> ReplayReport:
-    import redis
-
     from hallmon.topology.kafka_client import make_producer
+    from hallmon.topology.redis_client import make_sync_redis
 
     report = ReplayReport()
-    client = redis.Redis.from_url(settings.redis.url, **settings.redis.client_kwargs())
+    client = make_sync_redis(settings.redis)
     replayed_key = f"{settings.fatigue.key_prefix}:dlq:replayed"
     producer = None if dry_run else make_producer(settings.kafka)
     try:

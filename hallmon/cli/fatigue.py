@@ -222,14 +222,13 @@ def fleet_table(agent: str, axis: str, buckets: dict[str, dict[str, int]]) -> Ta
 
 
 async def load_fleet(agent: str) -> Buckets:
-    import redis.asyncio as aioredis
-
+    from hallmon.topology.redis_client import make_redis
     from hallmon.topology.settings import get_settings
     from hallmon.workers.fatigue.agent import fatigue_config
     from hallmon.workers.fatigue.store import FatigueStore
 
     settings = get_settings()
-    client = aioredis.Redis.from_url(settings.redis.url, **settings.redis.client_kwargs())
+    client = make_redis(settings.redis)
     try:
         return await FatigueStore(client, fatigue_config(settings)).fleet(agent)
     finally:
@@ -237,14 +236,13 @@ async def load_fleet(agent: str) -> Buckets:
 
 
 async def load_snapshots(session: str | None, limit: int) -> list[FatigueSnapshot]:
-    import redis.asyncio as aioredis
-
+    from hallmon.topology.redis_client import make_redis
     from hallmon.topology.settings import get_settings
     from hallmon.workers.fatigue.agent import fatigue_config
     from hallmon.workers.fatigue.store import FatigueStore
 
     settings = get_settings()
-    client = aioredis.Redis.from_url(settings.redis.url, **settings.redis.client_kwargs())
+    client = make_redis(settings.redis)
     store = FatigueStore(client, fatigue_config(settings))
     try:
         ids = [session] if session else await store.sessions(limit)

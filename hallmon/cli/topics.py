@@ -90,7 +90,7 @@ def create(
     settings = get_settings()
     admin = make_admin(settings.kafka, _QUIET)
     try:
-        check_reachable(admin, settings.kafka, timeout_s=min(timeout, 15.0))
+        check_reachable(settings.kafka, timeout_s=min(timeout, 15.0))
         states = ensure_topics(admin, topic_specs(settings.topics), timeout_s=timeout)
     except (KafkaUnavailableError, TopicAdminError) as exc:
         raise _fail(str(exc)) from exc
@@ -114,7 +114,7 @@ def list_topics(timeout: TimeoutOption = 10.0) -> None:
     settings = get_settings()
     admin = make_admin(settings.kafka, _QUIET)
     try:
-        check_reachable(admin, settings.kafka, timeout_s=timeout)
+        check_reachable(settings.kafka, timeout_s=timeout)
         states = topic_states(admin, topic_specs(settings.topics), timeout_s=timeout)
     except (KafkaUnavailableError, TopicAdminError) as exc:
         raise _fail(str(exc)) from exc

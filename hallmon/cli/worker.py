@@ -55,4 +55,12 @@ def worker(
         sys.stdout.flush()
         sys.stderr.flush()
         os.execv(sys.executable, supervisor)
-    run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]
+    from hallmon.topology.kafka_client import KafkaUnavailableError
+    from hallmon.topology.redis_client import RedisRefusedError
+
+    try:
+        run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]
+    except (KafkaUnavailableError, RedisRefusedError) as exc:
+        # Said once, without a traceback: the message names the setting to fix.
+        typer.echo(f"hallmon worker --role {role}: error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc

@@ -47,6 +47,7 @@ from hallmon.serve.contracts import (
     SessionSummary,
 )
 from hallmon.serve.limits import BodySizeLimit
+from hallmon.topology.redis_client import make_redis, refusal
 from hallmon.topology.settings import HallmonSettings, get_settings
 from hallmon.workers.fatigue.recent import RecentStore, RecentVerdict
 from hallmon.workers.fatigue.store import FatigueStore
@@ -147,10 +148,15 @@ Rt = Annotated[Runtime, Depends(runtime)]
 
 
 def _kafka_checker(settings: HallmonSettings) -> KafkaCheck:
-    """Kafka reachability for /readyz: a metadata request, cached for 5 s."""
-    from hallmon.topology.kafka_client import make_admin
+    """Kafka reachability for /readyz: a metadata request, cached for 5 s; a refused login or
+    TLS handshake is reported with the settings to fix."""
+    from confluent_kafka import KafkaError
 
-    admin = make_admin(settings.kafka, {"log_level": 0})
+    from hallmon.topology.kafka_client import make_admin
+    from hallmon.topology.kafka_client import refusal as kafka_refusal
+
+    errors: list[KafkaError] = []
+    admin = make_admin(settings.kafka, {"log_level": 0}, on_error=errors.append)
     cache: dict[str, Any] = {"at": 0.0, "status": "unknown"}
 
     async def check() -> str:
@@ -160,7 +166,10 @@ def _kafka_checker(settings: HallmonSettings) -> KafkaCheck:
             md = await asyncio.to_thread(admin.list_topics, timeout=2.0)
             status = "ok" if md.brokers else "no broker answered"
         except Exception as exc:
-            status = f"unreachable: {exc}"
+            admin.poll(0)  # serves the error callback
+            refused = [r for e in errors if (r := kafka_refusal(settings.kafka, e)) is not None]
+            status = f"refused: {refused[-1]}" if refused else f"unreachable: {exc}"
+        errors.clear()
         cache.update(at=time.monotonic(), status=status)
         return status
 
@@ -193,9 +202,7 @@ def _build_runtime(
         offload=pool,
         max_action=settings.verifier.max_action,
     )
-    client = redis_client or aioredis.Redis.from_url(
-        settings.redis.url, **settings.redis.client_kwargs()
-    )
+    client = redis_client or make_redis(settings.redis)
     lim = settings.limits
     return Runtime(
         settings=settings,
@@ -405,7 +412,10 @@ def create_app(
             await asyncio.wait_for(rt.redis.ping(), 2.0)
             redis_status = "ok"
         except Exception as exc:
-            redis_status = f"unreachable: {type(exc).__name__}: {exc}"
+            reason = refusal(exc, handshake=rt.settings.redis.uses_tls)
+            redis_status = (
+                f"refused: {reason}" if reason else f"unreachable: {type(exc).__name__}: {exc}"
+            )
         kafka_status = await rt.kafka_check()
         ok = redis_status == "ok" and kafka_status == "ok"
         body = Readiness(ready=ok, model=rt.model.version, redis=redis_status, kafka=kafka_status)

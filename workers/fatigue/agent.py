@@ -15,6 +15,7 @@ from typing import Any
 import faust
 import redis.asyncio as aioredis
 from hallmon.schemas import FatigueAlert, VerdictEvent, decode, encode
+from hallmon.topology.redis_client import make_redis
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.fatigue.recent import RecentConfig, RecentStore
 from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
@@ -86,9 +87,7 @@ def install_fatigue(
     app: faust.App, settings: HallmonSettings, redis_client: aioredis.Redis | None = None
 ) -> FatigueRuntime:
     verdicts = raw_topic(app, settings.topics.verdicts)
-    client = redis_client or aioredis.Redis.from_url(
-        settings.redis.url, **settings.redis.client_kwargs()
-    )
+    client = redis_client or make_redis(settings.redis)
     rt = FatigueRuntime(
         app=app,
         settings=settings,

@@ -16,6 +16,7 @@ from typing import Any
 import faust
 import redis.asyncio as aioredis
 from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, encode
+from hallmon.topology.redis_client import make_redis
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.host import HostPlan, plan_host
 from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
@@ -106,9 +107,7 @@ def install_verifier(
     client = None
     conflicts = None
     if settings.conflicts.enabled:
-        client = redis_client or aioredis.Redis.from_url(
-            settings.redis.url, **settings.redis.client_kwargs()
-        )
+        client = redis_client or make_redis(settings.redis)
         conflicts = conflict_check(settings, client, batcher)
     rt = VerifierRuntime(
         app=app,

@@ -193,17 +193,29 @@ def test_unknown_env_vars_lists_only_settings_typos() -> None:
 
 
 def test_redis_scheme_and_tls_options_are_checked(tmp_path: Path) -> None:
+    for name in ("ca.pem", "client.pem", "client.key"):
+        (tmp_path / name).write_text("PEM")
     with pytest.raises(ValidationError, match="HALLMON_REDIS__URL"):
         RedisSettings(url="http://cache:6379")
     with pytest.raises(ValidationError, match="HALLMON_REDIS__SSL_CA_CERTS is set but"):
         RedisSettings(url="redis://cache:6379", ssl_ca_certs=tmp_path / "ca.pem")
+    with pytest.raises(ValidationError, match=r"HALLMON_REDIS__SSL_CA_CERTS=.*no such file"):
+        RedisSettings(url="rediss://cache:6380", ssl_ca_certs=tmp_path / "missing.pem")
+    with pytest.raises(ValidationError, match="needs both HALLMON_REDIS__SSL_CERTFILE"):
+        RedisSettings(url="rediss://cache:6380", ssl_certfile=tmp_path / "client.pem")
     kwargs = RedisSettings(
         url="rediss://cache:6380",
         password="pw",
         ssl_ca_certs=tmp_path / "ca.pem",
+        ssl_certfile=tmp_path / "client.pem",
+        ssl_keyfile=tmp_path / "client.key",
     ).client_kwargs()
     assert kwargs["password"] == "pw"
     assert kwargs["ssl_ca_certs"] == str(tmp_path / "ca.pem")
+    assert (kwargs["ssl_certfile"], kwargs["ssl_keyfile"]) == (
+        str(tmp_path / "client.pem"),
+        str(tmp_path / "client.key"),
+    )
 
 
 def test_prefix_that_looks_like_a_default_name_still_prefixes_it(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 
 import pytest
 import redis.exceptions as rexc
@@ -72,3 +73,17 @@ def test_a_script_bug_is_raised_not_retried() -> None:
     with pytest.raises(rexc.ResponseError):
         retry(call)
     assert call.calls == 1
+
+
+def test_a_rejected_server_certificate_fails_loudly_naming_the_ca_setting() -> None:
+    cert = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    try:
+        try:
+            raise cert
+        except OSError as exc:
+            raise rexc.ConnectionError("Error 1 connecting to 127.0.0.1:6380.") from exc
+    except rexc.ConnectionError as outer:
+        wrapped = outer
+    assert classify(wrapped) == "auth"
+    with pytest.raises(RedisAuthError, match="HALLMON_REDIS__SSL_CA_CERTS"):
+        retry(Flaky(wrapped))
