@@ -136,6 +136,8 @@ _POLITE_CORE = (
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news"
+    # A request to retry states nothing ("Please try again in a few minutes").
+    r"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b[^,;.!?]*"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
 _POLITE = re.compile(

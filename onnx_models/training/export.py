@@ -29,10 +29,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hallmon.onnx_models.training.hard_cases import KINDS as HARD_KINDS
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-DEFAULT_MODEL_ID = "hallmon/nli-minilm-l6-v1"
+DEFAULT_MODEL_ID = "hallmon/nli-minilm-l6-v3"
 CANONICAL = ("entailment", "neutral", "contradiction")
 
 
@@ -66,6 +68,10 @@ TRAINING_DATA = {
     "aug_deleted_evidence": "augmentation: supporting sentence removed from the premise (neutral)",
     "aug_related_neutral": "augmentation: hypothesis over another row's premise sharing a topic "
     "word, no shared number (neutral)",
+    **{
+        f"hard_{kind}": f"hard case (hard_cases.py, training templates): {kind.replace('_', ' ')}"
+        for kind in HARD_KINDS
+    },
 }
 
 
@@ -75,6 +81,12 @@ def training_stages(checkpoint: Path) -> list[dict[str, Any]]:
     path: Path | None = checkpoint
     while path is not None and (path / "training_meta.json").exists():
         meta = json.loads((path / "training_meta.json").read_text())
+        if "dequantized_from" in meta:  # a shipped model rebuilt by dequantize.py
+            stages.insert(0, {
+                "mix": f"the shipped {meta['dequantized_from']} (int8 weights dequantized)",
+                "rows": meta.get("prior_training_data", []),
+            })  # fmt: skip
+            break
         args = meta.get("args", {})
         stages.insert(0, {
             "mix": args.get("mix"),

@@ -44,6 +44,12 @@ def test_i_understand_alone_is_not_a_claim() -> None:
     assert result.skipped[0].reason == "politeness"
 
 
+def test_a_request_to_retry_is_not_a_claim() -> None:
+    result = extract_claims("The system timed out. Please try again in a few minutes.")
+    assert [c.text for c in result.claims] == ["The system timed out."]
+    assert [s.reason for s in result.skipped] == ["politeness"]
+
+
 def test_empathy_mixed_with_content_keeps_the_content() -> None:
     answer = "I understand; returns are accepted within 14 days."
     result = extract_claims(answer)
