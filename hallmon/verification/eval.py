@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from hallmon.onnx_models.runtime import NLIModel
 from hallmon.schemas import (
@@ -79,7 +80,7 @@ class Record:
     @classmethod
     def from_json(cls, obj: dict[str, Any], where: str) -> Record:
         try:
-            return cls(
+            record = cls(
                 id=str(obj["id"]),
                 context=[str(c) for c in obj["context"]],
                 question=obj.get("question"),
@@ -98,6 +99,16 @@ class Record:
                 f"{where}: not a dev record ({exc!r}); each line needs id, context (list), "
                 "question, answer, label and spans"
             ) from exc
+        try:
+            record.to_response()  # a context the contract rejects fails here, with its line
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(x) for x in first["loc"])
+            raise ValueError(
+                f"{where} (id {record.id}): response_context.{field}: {first['msg']} "
+                "(the `response` event contract, schemas/events.py)"
+            ) from exc
+        return record
 
     def to_response(self) -> AssembledResponse:
         if self.response_context is not None:

@@ -48,6 +48,7 @@ _SCOPED = re.compile(
     r"\bno\s+(?:later|sooner|more|less|fewer)\b",
     re.I,
 )
+_WORDS = re.compile(r"[^\W_]+")
 # Negation words as `content_tokens` leaves them ("doesn't" -> "doesn").
 _NEGATION_TOKENS = frozenset(
     {
@@ -93,18 +94,19 @@ def _sentences(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """A source's negated sentences with their content words (negation words left out)."""
+def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]:
+    """A source's plainly negated sentences: the sentence, its content words (negation words
+    left out) and the first content word after the negation (what it denies)."""
     out = []
     for sentence in _sentences(text)[:MAX_SENTENCES]:
-        if (
-            _NEGATION.search(sentence)
-            and not _FREE.search(sentence)
-            and not _SCOPED.search(sentence)
-        ):
-            said = content_tokens(sentence) - _NEGATION_TOKENS
-            if len(said) >= 2:
-                out.append((sentence, said))
+        m = _NEGATION.search(sentence)
+        if m is None or _FREE.search(sentence) or _SCOPED.search(sentence):
+            continue
+        said = content_tokens(sentence) - _NEGATION_TOKENS
+        after = [content_tokens(w) for w in _WORDS.findall(sentence[m.end() : m.end() + 80])]
+        negated = next((min(t) for t in after if t), None)
+        if len(said) >= 2 and negated is not None:
+            out.append((sentence, said, negated))
     return tuple(out)
 
 
@@ -117,10 +119,12 @@ def _denial(
     for source in sources:
         if source.kind == "user_input":
             continue
-        for sentence, said in _negated_sentences(source.text):
+        for sentence, said, negated_word in _negated_sentences(source.text):
             shared = len(said & words)
             if shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
                 continue
+            if negated_word not in words:
+                continue  # "costs 4.95 EUR and is not refundable" denies "refundable" only
             # "Not accepted after 30 days" denies nothing that "accepted within 30 days" states.
             if _OUTSIDE.search(sentence) and _INSIDE.search(claim_text):
                 continue

@@ -372,7 +372,9 @@ def _close(a: float, b: float, tolerance: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or abs(a - b) <= tolerance + 1e-9
 
 
-def _dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
+def dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
+    """Whether a claim's dates are among `other`'s, a date without a year ("--12-14") or a
+    month ("2024-03") matching any full date inside it."""
     for c in claim:
         for o in other:
             if c == o:
@@ -392,7 +394,7 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
     """
     for p in pool:
         if q.kind == "date":
-            if p.kind == "date" and _dates_match(q.dates, p.dates):
+            if p.kind == "date" and dates_match(q.dates, p.dates):
                 return p
             continue
         if q.kind == "time":

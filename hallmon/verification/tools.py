@@ -39,7 +39,7 @@ from hallmon.verification.checks import (
     needs_action_check,
 )
 from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
-from hallmon.verification.numbers import Quantity, extract_quantities
+from hallmon.verification.numbers import Quantity, dates_match, extract_quantities
 from hallmon.verification.text import content_tokens
 
 MAX_FIELDS = 200
@@ -211,7 +211,7 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
     for q in _claim_dates(claim_text):
         if not dates:
             continue
-        if any(q.dates & d for _, d in dates):
+        if any(dates_match(q.dates, d) for _, d in dates):
             matched.append(q.describe())
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])

@@ -198,3 +198,21 @@ def test_the_committed_agent_traces_are_balanced_and_labelled_by_rule() -> None:
     assert abs(sum(r.unsupported for r in records) - len(records) / 2) <= 1
     assert all(r.rule and r.split in ("calib", "test") for r in records)
     assert all(bool(r.spans) == r.unsupported for r in records)
+
+
+def test_a_record_whose_context_breaks_the_contract_names_its_line(tmp_path: Path) -> None:
+    row = {
+        "id": "r-1",
+        "context": [],
+        "question": "q",
+        "answer": "I sent it.",
+        "label": "unsupported",
+        "spans": [],
+        "response_context": {
+            "tool_results": [{"tool": "email.send", "call_id": "c", "status": "failed"}]
+        },
+    }
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"set.jsonl:1 \(id r-1\): .*tool_results.0.status"):
+        load_records(path)

@@ -91,5 +91,10 @@ def test_a_denial_must_cover_the_claim_and_be_a_plain_one() -> None:
     # Scoped negations deny nothing the claim restates.
     assert check_negation("The order was shipped in March.", [POLICY]) is None
     assert check_negation("The plan covers theft.", [POLICY]) is None
+    # The negation denies the second conjunct only; the claim states the first.
+    fee = Source(
+        source_id="f", kind="document", text="Seat selection costs 4.95 EUR and is not refundable."
+    )
+    assert check_negation("Seat selection costs 4.95 EUR.", [fee]) is None
     user = Source(source_id="u", kind="user_input", text="Opened software cannot be returned.")
     assert check_negation("Opened software can be returned.", [user]) is None

@@ -168,3 +168,12 @@ def test_a_redone_action_is_the_same_kind_as_the_first() -> None:
     )
     (action,) = ground_in_tools(claim, [], [], [])
     assert action.name == "action" and action.passed is False
+
+
+def test_a_date_without_a_year_matches_the_full_date_of_a_call() -> None:
+    booked = {"appointment_id": "AP-3", "date": "2026-12-14", "time": "10:30"}
+    calls = [call("appointments.book", booked)]
+    ok = check_tool_facts("Your appointment AP-3 is booked for 14 December at 10:30.", calls)
+    assert ok is None or ok.passed is not False
+    wrong = check_tool_facts("Your appointment AP-3 is booked for 15 December at 10:30.", calls)
+    assert wrong is not None and wrong.passed is False
