@@ -85,7 +85,10 @@ _CURRENCY_WORDS = {
     "rupees": "INR",
     "inr": "INR",
 }
-_DURATION_DAYS = {"day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0}
+_DURATION_DAYS = {
+    "day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0,
+    "month": 30.4375, "months": 30.4375, "year": 365.25, "years": 365.25,
+}  # fmt: skip
 _MONTHS = {
     "jan": 1,
     "feb": 2,
@@ -137,7 +140,8 @@ _WORD_NUMBER = re.compile(
     r"(?:\s(?P<pct>percent|per\s?cent)\b)?",
     re.I,
 )
-_AFTER = re.compile(r"\s*(?:business\s+|calendar\s+|working\s+)?([A-Za-z]+)")
+# The unit after a number: "14 days", "3 business days", "2-year" (hyphenated).
+_AFTER = re.compile(r"\s*(?:-\s*)?(?:business\s+|calendar\s+|working\s+)?([A-Za-z]+)")
 _HEDGE = re.compile(
     r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|~|over|"
     r"more than|less than|under|up to|at least|at most|close to|upwards of)\s*[$€£¥₹]?\s*$",
@@ -408,6 +412,13 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
         if p.kind == "time":
             continue
         if q.currency and p.currency and q.currency != p.currency:
+            continue
+        if q.duration_days is not None and p.duration_days is not None:
+            # Both are durations: "2 days" is not "2-year", "2 weeks" is "14 days".
+            per_unit = q.duration_days / max(max(q.values, default=1.0), 1e-9)
+            slack = max(q.tolerance * per_unit, 0.02 * max(q.duration_days, p.duration_days))
+            if _close(q.duration_days, p.duration_days, slack):
+                return p
             continue
         if any(_close(a, b, q.tolerance) for a in q.values for b in p.values):
             return p

@@ -167,6 +167,26 @@ def _kinds(text: str) -> list[str]:
     return [*_families(text), *(k for k in more if k not in _families(text))]
 
 
+_LOOKUP_VERBS = frozenset(
+    {"get", "track", "tracking", "lookup", "status", "search", "list", "find", "fetch", "query",
+     "read", "check", "view", "show", "describe", "retrieve", "info", "details"}
+)  # fmt: skip
+
+
+_WRITE_VERBS = frozenset(
+    {"update", "set", "create", "cancel", "refund", "send", "book", "change", "modify", "delete",
+     "add", "remove", "issue", "apply", "upgrade", "extend", "waive", "submit", "post", "put",
+     "patch", "reset", "close", "open", "approve", "reject", "schedule", "rebook", "resend"}
+)  # fmt: skip
+
+
+def _is_lookup(tool: str) -> bool:
+    """Whether a tool's name says it only reads ("orders.get", "getOrder", "status.check"),
+    not "orders.update_status"."""
+    words = {w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", tool[:200])}
+    return bool(words & _LOOKUP_VERBS) and not words & _WRITE_VERBS
+
+
 def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
     return [ToolCall.of(item) for item in items]
 
@@ -243,6 +263,8 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
             passed=False,
             detail=f"no tool result backs the claim that {what} was done: no tool was called",
         )
+    # A lookup ("shipments.track", "getOrder") reports a state; it never did the action.
+    calls = [c for c in calls if not _is_lookup(c.tool)]
     candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
     if not candidates and families:
         candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
@@ -309,7 +331,8 @@ _ENTITY = re.compile(
 
 
 def _norm_status(word: str) -> str:
-    w = " ".join(word.lower().split())
+    # "in_transit", "in-transit", "In Transit" are one status.
+    w = " ".join(re.split(r"[\s_\-]+", word.lower().strip()))
     return {"canceled": "cancelled", "dispatched": "shipped"}.get(w, w)
 
 
@@ -397,6 +420,16 @@ _GRANTS: dict[str, tuple[str, ...]] = {
     "bonus": ("bonus", "compensation", "goodwill", "apology"),
     "discount": ("discount", "voucher", "coupon", "credit", "promo"),
 }
+# Stems of a tool's name that does what a favour of each kind grants.
+_GRANT_TOOLS: dict[str, tuple[str, ...]] = {
+    "waive": ("waiv", "fee_exempt", "exempt"),
+    "free": ("waiv", "complimentary", "free"),
+    "exception": ("exception", "override", "goodwill"),
+    "extend": ("extend", "extension", "renew", "prolong"),
+    "upgrade": ("upgrad",),
+    "bonus": ("bonus", "compensat", "goodwill"),
+    "discount": ("discount", "voucher", "coupon", "credit", "promo"),
+}
 _EXCEPTION = re.compile(
     r"\b(?P<waive>waiv(?:e|ed|ing))\b"
     r"|\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
@@ -426,13 +459,26 @@ _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
-def check_exception(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
-    """A granted exception or favour must be granted by a policy passage or a tool result:
-    a sentence with a word of the same family that shares the claim's object words.
-    None when the claim grants nothing."""
+def check_exception(
+    claim_text: str, sources: Sequence[Source], calls: Sequence[ToolCall] = ()
+) -> CheckResult | None:
+    """A granted exception or favour must be granted by a successful tool call that does it
+    ("rooms.upgrade" for an upgrade), or by a policy passage or tool result: a sentence with a
+    word of the same family that shares the claim's object words. None when the claim grants
+    nothing."""
     found = [k for m in _EXCEPTION.finditer(claim_text) for k, v in m.groupdict().items() if v]
     if not found or not _AGENT_VOICE.search(claim_text):
         return None
+    for call in calls:
+        tool = call.tool.lower()
+        if call.status == "ok" and not _is_lookup(call.tool):
+            kinds = [k for k in found if any(st in tool for st in _GRANT_TOOLS[k])]
+            if kinds:
+                return CheckResult(
+                    name="commitment",
+                    passed=True,
+                    detail=f"tool {call.tool} ({call.source_id}) did it ({kinds[0]}), status ok",
+                )
     kind = found[0]
     obj = {t for t in content_tokens(claim_text) if t not in _NOISE}
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
@@ -484,7 +530,7 @@ def ground_in_tools(
         out.append(action)
     elif fact is not None:
         out.append(fact)
-    exception = check_exception(claim.text, sources)
+    exception = check_exception(claim.text, sources, calls)
     if exception is not None:
         # The exception check is the stricter reading of a commitment: it replaces the
         # lexical one when it fails, and joins it when it passes.

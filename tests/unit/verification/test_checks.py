@@ -342,3 +342,15 @@ def test_a_citation_marker_is_not_a_number_to_check() -> None:
     checks = {c.name: c for c in run_checks(claim, [], sources, text)}
     assert checks["number"].passed is True
     assert checks["citation"].passed is True
+
+
+def test_durations_match_by_length_not_by_figure() -> None:
+    pool = extract_quantities("A 2-year warranty. Ships in 2 weeks. Twelve months of cover.", False)
+
+    def backed(claim: str) -> bool:
+        return find_match(extract_quantities(claim, True)[0], pool) is not None
+
+    assert not backed("Refunds take up to 2 business days.")  # "2-year" is no "2 days"
+    assert backed("It ships in 14 days.")
+    assert backed("It has a 2-year warranty.")
+    assert not backed("It has a 3-year warranty.")

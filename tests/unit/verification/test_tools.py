@@ -177,3 +177,30 @@ def test_a_date_without_a_year_matches_the_full_date_of_a_call() -> None:
     assert ok is None or ok.passed is not False
     wrong = check_tool_facts("Your appointment AP-3 is booked for 15 December at 10:30.", calls)
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_lookup_never_backs_an_action_and_its_status_decides() -> None:
+    track = {"tracking": "1Z999", "carrier": "UPS", "status": "in_transit", "eta": "2026-12-04"}
+    calls = [call("shipments.track", track)]
+    claim = Claim(
+        id="c", text="Your parcel 1Z999 was delivered this morning.", span=Span(start=0, end=44)
+    )
+    checks = ground_in_tools(claim, [], calls, [])
+    assert [c.name for c in checks if c.passed is False] == ["tool_fact"]
+    # "in transit" is the status "in_transit".
+    ok = check_tool_facts("Your parcel 1Z999 is in transit with UPS.", calls)
+    assert ok is not None and ok.passed is True
+    # An update is no lookup, whatever its name holds.
+    done = check_action(
+        "I have cancelled order A-1.", [call("orders.update_status", {"order_id": "A-1"})]
+    )
+    assert "orders.update_status" in done.detail
+
+
+def test_a_favour_done_by_a_matching_tool_call_is_granted() -> None:
+    upgrade = call("rooms.upgrade", {"booking_id": "H-1", "room_type": "suite", "charge_usd": 0})
+    claim = "As a goodwill gesture, I've upgraded you to a suite at no extra cost."
+    granted = check_exception(claim, [POLICY], [upgrade])
+    assert granted is not None and granted.passed is True and "rooms.upgrade" in granted.detail
+    refused = check_exception(claim, [POLICY], [call("rooms.upgrade", {}, status="error")])
+    assert refused is not None and refused.passed is False
