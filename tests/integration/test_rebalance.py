@@ -1,8 +1,8 @@
 """The fault suite, part three: two assemblers share the traces topic; one stops (or is
 killed) while 60 streams are open, its partitions move to the other (which restores them from
 the changelog). Every stream is assembled whole (no event lost in the rebalance), once after a
-graceful stop, and gets its verdict. Until `hallmon.topology.consumer` fixed faust's delivery bookkeeping, 0 to 21 of the
-60 streams lost an event here."""
+graceful stop, and gets its verdict. Until `hallmon.topology.consumer` fixed faust's delivery
+bookkeeping, 0 to 21 of the 60 streams lost an event here."""
 
 from __future__ import annotations
 

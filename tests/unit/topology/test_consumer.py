@@ -3,8 +3,11 @@ pass a message still being handled (`hallmon.topology.consumer`)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
+from types import SimpleNamespace
 from typing import Any
+from unittest.mock import patch
 
 from faust.transport.drivers.aiokafka import Consumer as FaustConsumer
 from faust.types import TP
@@ -101,3 +104,50 @@ def test_the_lowest_offset_read_is_kept() -> None:
     positions.admit(P0, 7)
     positions.admit(P0, 3)
     assert positions.first_read[P0] == 3
+
+
+class FakeThread:
+    """The consumer thread: committed offsets and the seeks asked of it."""
+
+    def __init__(self, committed: dict[Any, int | None], beginning: int) -> None:
+        self.committed, self.beginning = committed, beginning
+        self.sought: list[Any] = []
+
+    async def seek_to_beginning(self, *tps: Any) -> None:
+        self.sought.extend(tps)
+
+    async def position(self, tp: Any) -> int:
+        return self.beginning
+
+
+def test_partitions_without_a_commit_start_from_the_beginning_after_a_seek() -> None:
+    # aiokafka seeks only committed offsets above 0; the others stayed where a dropped fetch
+    # ended (a new group's first rebalance lost every record fetched before it).
+    changelog = TP("hallmon-assembler-streams-changelog", 0)
+    thread = FakeThread({P0: None, TP("agent.traces", 1): 42, changelog: None}, beginning=3)
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer._thread = thread
+    consumer.app = SimpleNamespace(
+        conf=SimpleNamespace(consumer_auto_offset_reset="earliest"),
+        topics=SimpleNamespace(acks_enabled_for=lambda topic: topic == "agent.traces"),
+    )
+
+    async def committed(self: Any) -> dict[Any, int | None]:
+        return dict(thread.committed)
+
+    with patch.object(FaustConsumer, "seek_to_committed", committed):
+        result = asyncio.run(consumer.seek_to_committed())
+    assert thread.sought == [P0]  # not the committed one, not the changelog (table recovery's)
+    assert result[P0] == 3  # where reading starts, so a stale record is seen as out of place
+
+
+def test_every_role_gets_the_ordered_consumer() -> None:
+    from hallmon.topology.app import make_app
+    from hallmon.topology.settings import HallmonSettings
+
+    settings = HallmonSettings()
+    for role in ("assembler", "verifier", "fatigue"):
+        app = make_app(settings, role)  # type: ignore[arg-type]
+        assert app.transport.Consumer is OrderedConsumer
+        # only the assembler keeps a table whose writes must not outlive a revocation
+        assert app.conf.stream_wait_empty is (role == "assembler")
