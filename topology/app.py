@@ -13,6 +13,7 @@ import ssl
 from typing import Any, Literal
 
 import faust
+from hallmon.topology.consumer import install_ordered_consumer
 from hallmon.topology.settings import HallmonSettings, KafkaSettings
 from hallmon.topology.topics import topic_specs
 
@@ -77,10 +78,15 @@ def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.A
         "consumer_auto_offset_reset": "earliest",
         "broker_commit_interval": 1.0,
         "broker_client_id": f"{settings.kafka.client_id}-{role}",
-        "stream_wait_empty": False,
+        # The assembler waits for the event in hand before it gives a partition away, so its
+        # changelog write cannot land after the new owner restored the table (and bury the new
+        # owner's later state on the next restore). The other roles keep no table.
+        "stream_wait_empty": role == "assembler",
         # A killed worker's partitions move to the others (or to its restart) within ~10 s.
         "broker_session_timeout": 10.0,
         "broker_heartbeat_interval": 3.0,
     }
     conf.update(overrides)
-    return faust.App(app_id, **conf)
+    app = faust.App(app_id, **conf)
+    install_ordered_consumer(app)  # faust's own loses messages across seeks and commits
+    return app

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import faust
@@ -54,6 +54,19 @@ def raw_topic(app: faust.App, name: str) -> Any:
     return app.topic(
         name, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"
     )
+
+
+async def handled_messages(stream: Any) -> AsyncIterator[Any]:
+    """The stream's messages, each acknowledged only once the loop body is done with it.
+
+    faust acks an event in a `finally` when the next one is asked for, so a handler that raised
+    or was cancelled (a worker stopping, an actor restarting) had its message acked and, at the
+    next commit, lost. Here the ack is the step after the body returned: a body that raises or
+    is cancelled leaves its message unacknowledged, to be read again after the restart.
+    """
+    async for event in stream.noack().events():
+        yield event.message
+        event.ack()
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -204,6 +217,7 @@ __all__ = [
     "PUBLISH_RETRY_S",
     "PublishFailed",
     "guarded",
+    "handled_messages",
     "is_transient",
     "limits_of",
     "publish",

@@ -22,6 +22,7 @@ from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
 from hallmon.workers.publishing import (
     guarded,
+    handled_messages,
     limits_of,
     publish,
     publish_dead_letter,
@@ -110,8 +111,7 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
 
     @app.agent(traces, name="hallmon.assemble")
     async def assemble(stream: Any) -> None:
-        async for event in stream.events():
-            msg = event.message
+        async for msg in handled_messages(stream):
 
             async def work(msg: Any = msg) -> None:
                 await assemble_message(rt, msg, limits)

@@ -20,7 +20,7 @@ from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.fatigue.recent import RecentConfig, RecentStore
 from hallmon.workers.fatigue.store import FatigueConfig, FatigueStore, update_fatigue
 from hallmon.workers.fatigue.trend import FatigueThresholds, SignalThresholds
-from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
+from hallmon.workers.publishing import guarded, handled_messages, limits_of, publish, raw_topic
 from hallmon.workers.redis_errors import RedisAuthError, with_redis_retries
 from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
 
@@ -101,8 +101,7 @@ def install_fatigue(
 
     @app.agent(verdicts, name="hallmon.fatigue", concurrency=1)
     async def track(stream: Any) -> None:
-        async for event in stream.events():
-            msg = event.message
+        async for msg in handled_messages(stream):
 
             async def work(msg: Any = msg) -> None:
                 verdict = decode(VerdictEvent, msg.value or b"", limits)

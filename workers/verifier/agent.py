@@ -19,7 +19,7 @@ from hallmon.schemas import AssembledResponse, Limits, VerdictEvent, decode, enc
 from hallmon.topology.redis_client import make_redis
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.host import HostPlan, plan_host
-from hallmon.workers.publishing import guarded, limits_of, publish, raw_topic
+from hallmon.workers.publishing import guarded, handled_messages, limits_of, publish, raw_topic
 from hallmon.workers.telemetry import Telemetry
 from hallmon.workers.verifier.batching import BatchingConfig, NLIBatcher
 from hallmon.workers.verifier.budget import ProcessPreparer
@@ -137,8 +137,8 @@ def install_verifier(
 
     @app.agent(responses, name="hallmon.verify", concurrency=plan.concurrency)
     async def verify(stream: Any) -> None:
-        async for event in stream.events():
-            await verify_message(rt, event.message, limits)
+        async for msg in handled_messages(stream):
+            await verify_message(rt, msg, limits)
 
     @app.timer(30.0)  # type: ignore[untyped-decorator]
     async def log_counts() -> None:

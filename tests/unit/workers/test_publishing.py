@@ -211,3 +211,65 @@ def test_verdict_over_the_byte_budget_is_trimmed_to_fit() -> None:
     assert (tiny.state, tiny.unavailable_reason) == ("unavailable", "evaluation_failed")
     assert tiny.error is not None and "byte budget" in tiny.error and len(encode(tiny)) < 20_000
     assert fit_to_budget(tiny, 900_000) is tiny
+
+
+@dataclass
+class FakeEvent:
+    message: str
+    acked: list[str]
+
+    def ack(self) -> bool:
+        self.acked.append(self.message)
+        return True
+
+
+@dataclass
+class FakeStream:
+    """A faust stream whose events record their acks; `noack()` must be asked for."""
+
+    messages: list[str]
+    acked: list[str] = field(default_factory=list)
+    manual: bool = False
+
+    def noack(self) -> FakeStream:
+        self.manual = True
+        return self
+
+    async def events(self) -> Any:
+        for message in self.messages:
+            yield FakeEvent(message, self.acked)
+
+
+def test_handled_messages_acks_only_after_the_body_returned() -> None:
+    stream = FakeStream(["a", "b", "c"])
+
+    async def body() -> None:
+        async for message in publishing.handled_messages(stream):
+            assert message not in stream.acked  # not acked while it is being handled
+            if message == "b":
+                raise RuntimeError("handler failed")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(body())
+    # "b" raised: it stays unacknowledged (read again after the restart), and so does "c"
+    assert stream.manual and stream.acked == ["a"]
+
+
+def test_handled_messages_does_not_ack_a_cancelled_handler() -> None:
+    stream = FakeStream(["a", "b"])
+    started = []
+
+    async def body() -> None:
+        async for message in publishing.handled_messages(stream):
+            started.append(message)
+            await asyncio.sleep(10)
+
+    async def run() -> None:
+        task = asyncio.create_task(body())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    assert started == ["a"] and stream.acked == []

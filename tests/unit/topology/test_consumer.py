@@ -1,0 +1,153 @@
+"""The consumer's delivery bookkeeping: read positions per seek epoch and commits that never
+pass a message still being handled (`hallmon.topology.consumer`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from types import SimpleNamespace
+from typing import Any
+from unittest.mock import patch
+
+from faust.transport.drivers.aiokafka import Consumer as FaustConsumer
+from faust.types import TP
+from hallmon.topology.consumer import OrderedConsumer, ReadPositions, commit_offset
+from intervaltree import IntervalTree
+
+P0 = TP("agent.traces", 0)
+
+
+def bookkeeping(cls: type, committed: int | None, acked: list[int]) -> Any:
+    """A consumer object with only the offset bookkeeping `_new_offset` reads."""
+    consumer = cls.__new__(cls)
+    consumer._acked = defaultdict(list, {P0: list(acked)})
+    consumer._acked_index = defaultdict(set, {P0: set(acked)})
+    consumer._gap = defaultdict(IntervalTree)
+    consumer._committed_offset = defaultdict(lambda: None, {P0: committed})
+    consumer._positions = ReadPositions()
+    return consumer
+
+
+def test_faust_commits_past_the_message_still_in_flight() -> None:
+    # The defect this module exists for: committed 37 (the next to read), 37 still being
+    # handled, 38 and 39 done: faust commits 40, and a kill now loses 37.
+    assert FaustConsumer._new_offset(bookkeeping(FaustConsumer, 37, [38, 39]), P0) == 40
+
+
+def test_no_commit_past_an_unacked_head() -> None:
+    consumer = bookkeeping(OrderedConsumer, 37, [38, 39])
+    assert consumer._new_offset(P0) is None
+    assert consumer._acked[P0] == [38, 39]  # kept for when 37 is done
+    consumer._acked[P0].append(37)
+    assert consumer._new_offset(P0) == 40
+
+
+def test_before_the_first_commit_the_lowest_offset_read_is_the_head() -> None:
+    consumer = bookkeeping(OrderedConsumer, None, [5, 6])
+    consumer._positions.admit(P0, 0)  # offsets 0-4 were handed out and are still in flight
+    assert consumer._new_offset(P0) is None
+    # faust checks nothing before its first commit
+    assert FaustConsumer._new_offset(bookkeeping(FaustConsumer, None, [5, 6]), P0) == 7
+
+
+def test_gaps_in_the_log_count_as_handled() -> None:
+    consumer = bookkeeping(OrderedConsumer, 10, [10, 13])
+    consumer._gap[P0].addi(11, 13)  # 11 and 12 are not in the log (transaction markers)
+    assert consumer._new_offset(P0) == 14
+
+
+def test_commit_offset_rules() -> None:
+    assert commit_offset([], 3) == (None, 0)
+    assert commit_offset([3, 4, 6], 3) == (5, 2)
+    assert commit_offset([4, 5], 3) == (None, 0)
+    assert commit_offset([1, 2], 5) == (None, 2)  # stale acks from before a seek are dropped
+    assert commit_offset([4, 5, 6], 5) == (7, 3)
+    assert commit_offset([7, 8], None) == (9, 2)
+
+
+def test_records_continue_from_the_next_offset() -> None:
+    positions = ReadPositions()
+    assert positions.admit(P0, 20) == ("deliver", None)
+    positions.delivered(P0, 20, positions.epoch)
+    assert positions.admit(P0, 20) == ("skip", None)  # the broker resent it after a seek
+    assert positions.admit(P0, 21) == ("deliver", None)
+
+
+def test_a_record_handed_out_across_a_seek_does_not_move_the_position() -> None:
+    # The lost-event defect: a stale batch delivered 29 while the seek back to 28 ran; 29 was
+    # then cleared from the agent's queue, and the resent 28 and 29 were skipped as read.
+    positions = ReadPositions(next_offset={P0: 28})
+    epoch = positions.epoch
+    assert positions.admit(P0, 28) == ("deliver", None)
+    positions.new_epoch()  # the seek begins
+    positions.next_offset[P0] = 28
+    positions.new_epoch()  # and ends
+    positions.delivered(P0, 28, epoch)
+    assert positions.next_offset[P0] == 28
+    assert positions.admit(P0, 28) == ("deliver", None)
+
+
+def test_a_jump_is_read_again_once_then_taken_as_a_gap_in_the_log() -> None:
+    positions = ReadPositions(next_offset={P0: 18})
+    # Records 18-21 were fetched and lost before a seek: read again from 18 instead of
+    # counting them as handled.
+    assert positions.admit(P0, 22) == ("reseek", None)
+    # The broker answers from 18 with the same jump: 18-21 are not in the log.
+    assert positions.admit(P0, 22) == ("deliver", (18, 21))
+    positions.delivered(P0, 22, positions.epoch)
+    assert positions.admit(P0, 24) == ("reseek", None)  # a new jump is checked again
+    assert positions.admit(P0, 23) == ("deliver", None)
+
+
+def test_the_lowest_offset_read_is_kept() -> None:
+    positions = ReadPositions()
+    positions.admit(P0, 7)
+    positions.admit(P0, 3)
+    assert positions.first_read[P0] == 3
+
+
+class FakeThread:
+    """The consumer thread: committed offsets and the seeks asked of it."""
+
+    def __init__(self, committed: dict[Any, int | None], beginning: int) -> None:
+        self.committed, self.beginning = committed, beginning
+        self.sought: list[Any] = []
+
+    async def seek_to_beginning(self, *tps: Any) -> None:
+        self.sought.extend(tps)
+
+    async def position(self, tp: Any) -> int:
+        return self.beginning
+
+
+def test_partitions_without_a_commit_start_from_the_beginning_after_a_seek() -> None:
+    # aiokafka seeks only committed offsets above 0; the others stayed where a dropped fetch
+    # ended (a new group's first rebalance lost every record fetched before it).
+    changelog = TP("hallmon-assembler-streams-changelog", 0)
+    thread = FakeThread({P0: None, TP("agent.traces", 1): 42, changelog: None}, beginning=3)
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer._thread = thread
+    consumer.app = SimpleNamespace(
+        conf=SimpleNamespace(consumer_auto_offset_reset="earliest"),
+        topics=SimpleNamespace(acks_enabled_for=lambda topic: topic == "agent.traces"),
+    )
+
+    async def committed(self: Any) -> dict[Any, int | None]:
+        return dict(thread.committed)
+
+    with patch.object(FaustConsumer, "seek_to_committed", committed):
+        result = asyncio.run(consumer.seek_to_committed())
+    assert thread.sought == [P0]  # not the committed one, not the changelog (table recovery's)
+    assert result[P0] == 3  # where reading starts, so a stale record is seen as out of place
+
+
+def test_every_role_gets_the_ordered_consumer() -> None:
+    from hallmon.topology.app import make_app
+    from hallmon.topology.settings import HallmonSettings
+
+    settings = HallmonSettings()
+    for role in ("assembler", "verifier", "fatigue"):
+        app = make_app(settings, role)  # type: ignore[arg-type]
+        assert app.transport.Consumer is OrderedConsumer
+        # only the assembler keeps a table whose writes must not outlive a revocation
+        assert app.conf.stream_wait_empty is (role == "assembler")
