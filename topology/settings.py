@@ -332,6 +332,13 @@ class AssemblerSettings(_Group):
     stream_timeout_s: float = Field(
         default=30.0, gt=0, description="An open stream with no event for this long is closed."
     )
+    completion_wait_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="After response.completed, how long (stream time) missing chunks are waited "
+        "for; a stream spread over partitions (events not keyed by session) also waits this long "
+        "for its context.",
+    )
     max_open_streams: int = Field(default=10_000, gt=0, description="Open streams per worker.")
     max_stream_chars: int = Field(default=50_000, gt=0, description="Answer characters a stream.")
     max_stream_events: int = Field(default=4_096, gt=0, description="Events (deltas + context).")

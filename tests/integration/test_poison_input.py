@@ -362,6 +362,33 @@ def test_answer_with_a_missing_middle_chunk_is_never_clean(poison: Poison) -> No
     )
 
 
+def test_a_stream_spread_over_partitions_is_assembled_whole(poison: Poison) -> None:
+    """A producer that does not key by session: every event of the stream on another
+    partition, the chunks out of order, the end before the last chunk and the context."""
+    t0 = time.monotonic()
+    session, rid = f"s-spread-{uuid.uuid4().hex[:6]}", f"r-{uuid.uuid4().hex[:8]}"
+    t = poison.settings.topics.traces
+    producer = poison.producers["lz4"]
+    partitions = len(producer.list_topics(t, timeout=10).topics[t].partitions)
+    assert partitions > 1, "the traces topic needs more than one partition for this case"
+    chunks = ["You can return the shoes ", "within 30 days ", "of delivery if unworn."]
+    events = [
+        event("response.delta", session, rid, text=chunks[2], seq=2),
+        event("response.delta", session, rid, text=chunks[0], seq=0),
+        event("response.completed", session, rid, final_seq=2),
+        event("response.delta", session, rid, text=chunks[1], seq=1),
+        event("context.retrieved", session, rid, source_id="policy", text=POLICY),
+    ]
+    for i, ev in enumerate(events):
+        producer.produce(t, value=json.dumps(ev).encode(), partition=i % partitions)
+        assert producer.flush(30) == 0
+    poison.wait("the verdict of the spread answer", lambda: bool(poison.verdicts(rid)))
+    verdict = poison.verdicts(rid)[0]
+    assert verdict.state == "checked", (verdict.state, verdict.unavailable_reason, verdict.notes)
+    assert verdict.context_items == 1 and verdict.action == "allow"
+    poison.table.append(Row("stream spread over partitions", "checked", time.monotonic() - t0))
+
+
 def test_stream_over_the_byte_budget_is_refused_and_still_gets_a_verdict(poison: Poison) -> None:
     t0 = time.monotonic()
     session, rid = f"s-big-{uuid.uuid4().hex[:6]}", f"r-{uuid.uuid4().hex[:8]}"

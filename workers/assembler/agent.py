@@ -84,6 +84,7 @@ def assembler_config(settings: HallmonSettings) -> AssemblerConfig:
         max_stream_chars=min(a.max_stream_chars, settings.limits.max_answer_chars),
         max_stream_events=a.max_stream_events,
         closed_retention_s=a.closed_retention_s,
+        completion_wait_s=a.completion_wait_s,
         limits=limits_of(settings),
         max_stream_bytes=settings.limits.max_event_bytes * 8 // 9,
     )

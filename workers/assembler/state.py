@@ -52,6 +52,10 @@ class AssemblerConfig:
     max_stream_chars: int = DEFAULT_LIMITS.max_answer_chars
     max_stream_events: int = 4_096
     closed_retention_s: float = 900.0
+    completion_wait_s: float = 5.0
+    """After `response.completed`, how long (stream time) chunks that have not arrived are
+    waited for; a stream whose events came on more than one partition (a producer that does
+    not key by session) also waits this long for its context before it is emitted."""
     limits: Limits = DEFAULT_LIMITS
     max_stream_bytes: int = DEFAULT_LIMITS.max_event_bytes * 8 // 9
     """UTF-8 bytes of answer and context one stream may gather: its state (changelog) and its
@@ -97,6 +101,12 @@ class StreamState(BaseModel):
     closed_at: float | None = None
     traceparent: str | None = None
     loop_step: int | None = None
+    spread: bool = Field(False, description="Events came on more than one partition")
+    completed_at: float | None = Field(
+        None, description="Worker clock (s) when response.completed arrived, while still open"
+    )
+    completed_ms: int | None = Field(None, description="Kafka timestamp of response.completed")
+    ended_at: datetime | None = Field(None, description="The stream's end as its producer said")
 
     @property
     def is_open(self) -> bool:
@@ -112,6 +122,29 @@ class StreamState(BaseModel):
     @classmethod
     def from_bytes(cls, data: bytes) -> StreamState:
         return cls.model_validate_json(data)
+
+
+def missing_seqs(state: StreamState) -> list[int]:
+    """The seqs below the highest one known (or `final_seq`) that never arrived."""
+    last = max([*state.chunks, state.final_seq if state.final_seq is not None else -1])
+    return [s for s in range(last + 1) if s not in state.chunks]
+
+
+def _due(
+    last_ms: int | None,
+    last_at: float,
+    timeout: float,
+    now: float,
+    progress_ms: int | None,
+    quiet_s: float,
+) -> bool:
+    """Whether `timeout` has passed since an event (Kafka time `last_ms`, worker clock
+    `last_at`): by the partition's stream time, or by the worker clock while the partition
+    itself has been quiet that long (see `Assembler.expire`)."""
+    behind = progress_ms is not None and last_ms is not None
+    by_stream_time = behind and (progress_ms or 0) - (last_ms or 0) >= timeout * 1000
+    by_quiet = quiet_s >= timeout and now - last_at >= timeout
+    return by_stream_time or by_quiet
 
 
 @dataclass(frozen=True)
@@ -226,6 +259,8 @@ class Assembler:
         state.traceparent = state.traceparent or traceparent
         if state.partition is None:
             state.partition = partition
+        elif partition is not None and partition != state.partition:
+            state.spread = True  # the rest of this stream may still be on its way elsewhere
 
         if isinstance(event, ResponseDeltaEvent):
             if event.seq >= self.config.max_stream_events:
@@ -266,12 +301,25 @@ class Assembler:
                 )
             state.final_seq = final
             state.usage = event.usage
-            return self._close(state, "completed", now, ended_at=_utc(event.ts, now))
+            state.ended_at = _utc(event.ts, now)
+            state.completed_at = now
+            state.completed_ms = event_ms
+            return self._settle(state, now)
 
         overflow = self._overflow(state)
         if overflow is not None:
             return self._refuse(state, "stream_too_large", overflow, now, event.ts)
+        if state.completed_at is not None:
+            return self._settle(state, now)
         return AssemblyStep(state=state)
+
+    def _settle(self, state: StreamState, now: float) -> AssemblyStep:
+        """A completed stream is emitted once every chunk is in, unless its events are spread
+        over partitions (its context may still be on its way: the timer emits it after
+        `completion_wait_s`); with chunks missing it waits for them as long."""
+        if missing_seqs(state) or state.spread:
+            return AssemblyStep(state=state)
+        return self._close(state, "completed", now, ended_at=state.ended_at)
 
     # --- timer ------------------------------------------------------------------------------
 
@@ -295,13 +343,18 @@ class Assembler:
         Without partition information (`progress_ms` None, `quiet_s` inf) only the wall clock
         is used.
         """
+        if state.is_open and state.completed_at is not None:
+            # Completed, waiting for chunks or for the rest of a spread stream: what came is
+            # the answer (holes are reported), once the wait is over on the stream's clock.
+            wait = self.config.completion_wait_s
+            if _due(state.completed_ms, state.completed_at, wait, now, progress_ms, quiet_s):
+                return self._close(
+                    state.model_copy(deep=True), "completed", now, ended_at=state.ended_at
+                )
+            return NOTHING
         if state.is_open:
             timeout = self.config.stream_timeout_s
-            last_ms = state.last_event_ms
-            behind = progress_ms is not None and last_ms is not None
-            by_stream_time = behind and (progress_ms or 0) - (last_ms or 0) >= timeout * 1000
-            by_quiet = quiet_s >= timeout and now - state.updated_at >= timeout
-            if by_stream_time or by_quiet:
+            if _due(state.last_event_ms, state.updated_at, timeout, now, progress_ms, quiet_s):
                 return self._close(state.model_copy(deep=True), "timed_out", now)
             return NOTHING
         if state.closed_at is not None and now - state.closed_at >= self.config.closed_retention_s:
@@ -394,9 +447,7 @@ class Assembler:
     ) -> AssembledResponse:
         """The answer so far, chunks in `seq` order, with the seqs that never arrived."""
         seqs = sorted(state.chunks)
-        last = max([*seqs, state.final_seq if state.final_seq is not None else -1], default=-1)
-        present = set(seqs)
-        missing = [s for s in range(last + 1) if s not in present]
+        missing = missing_seqs(state)
         text = "".join(state.chunks[s] for s in seqs)
         if len(text) > self.config.limits.max_answer_chars:
             # Only reachable for a refused oversized stream: keep what fits, say so.

@@ -97,15 +97,50 @@ def test_same_seq_under_new_event_id_keeps_first_text() -> None:
     assert [s.emit.text for s in steps if s.emit] == ["first"]
 
 
-def test_gap_is_reported_as_missing_seqs() -> None:
-    asm = Assembler()
+def test_gap_is_reported_as_missing_seqs_once_the_wait_is_over() -> None:
+    asm = Assembler(AssemblerConfig(completion_wait_s=5.0))
     events = [
         ev("response.delta", "a", seq=0, text="A"),
         ev("response.delta", "c", seq=2, text="C"),
     ]
-    _, steps = run(asm, [*events, completed(3)])
-    answer = steps[-1].emit
+    state, steps = run(asm, [*events, completed(3)])
+    # The missing chunks may still be on their way: nothing is emitted yet.
+    assert state is not None and state.is_open and all(s.emit is None for s in steps)
+    assert asm.expire(state, now=104.9, quiet_s=10.0).emit is None
+    answer = asm.expire(state, now=105.0, quiet_s=10.0).emit
     assert answer is not None and answer.missing_seqs == [1, 3]
+
+
+def test_a_chunk_arriving_after_completed_completes_the_answer() -> None:
+    asm = Assembler()
+    early = [ev("response.delta", "b", seq=1, text="B"), completed(1)]
+    state, steps = run(asm, early)
+    assert all(s.emit is None for s in steps)
+    _, steps = run(asm, [ev("response.delta", "a", seq=0, text="A")], state)
+    answer = steps[-1].emit
+    assert answer is not None and answer.text == "AB" and answer.complete
+
+
+def test_a_stream_spread_over_partitions_waits_for_its_context() -> None:
+    asm = Assembler(AssemblerConfig(completion_wait_s=5.0))
+    state = None
+    events = [
+        (ev("response.delta", "a", seq=0, text="Returns within 14 days."), 1),
+        (completed(0), 4),
+    ]
+    for event, partition in events:
+        step = asm.apply(state, event, now=100.0, open_streams=0, partition=partition)
+        assert step.emit is None
+        state = step.state
+    assert state is not None and state.spread
+    doc = ev("context.retrieved", "d", source_id="policy", text="Returns within 14 days.")
+    step = asm.apply(state, doc, now=101.0, open_streams=0, partition=2)
+    assert step.emit is None and step.state is not None
+    # Stream time decides: a restarted worker reading its backlog does not close it early.
+    assert asm.expire(step.state, now=500.0, progress_ms=None, quiet_s=1.0).emit is None
+    answer = asm.expire(step.state, now=106.0, quiet_s=10.0).emit
+    assert answer is not None and answer.complete
+    assert [d.source_id for d in answer.context.documents] == ["policy"]
 
 
 def test_events_after_completion_do_not_emit_again() -> None:
