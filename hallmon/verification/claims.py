@@ -157,6 +157,34 @@ _PREAMBLE = re.compile(
     r"|to [^:]{0,120}?,\s*follow these steps)\s*:?$",
     re.IGNORECASE,
 )
+# "Based on the given passages, <claim>": where the answer says it got the claim from frames
+# it; the claim is what follows (peeled off like politeness, so neither the model nor the span
+# reads the frame). Attribution to reviews or a named source stays: that is part of the claim.
+_ATTRIBUTION = re.compile(
+    r"^(?:note:\s*)?(?:based\s+(?:up)?on|according\s+to|as\s+(?:mentioned|stated|described|shown|"
+    r"noted|given)\s+in)\s+(?:the\s+|these\s+|this\s+|its\s+|their\s+)?(?:above\s+|given\s+|"
+    r"provided\s+|available\s+|following\s+)?(?:passages?|data|information|context|documents?|"
+    r"texts?|structured\s+data|json(?:\s+data)?|details|sources?)\b[^,;:.]{0,60}?[,:]\s+",
+    re.IGNORECASE,
+)
+# A sentence about the context rather than the world: "Unable to answer based on given
+# passages.", "The passages do not provide information on styling.", "Note: these steps are
+# based on the passages provided." Nothing in it can be grounded or contradicted.
+_ABOUT_CONTEXT = re.compile(
+    r"^(?:note:\s*|therefore,?\s*|answer:\s*|the answer (?:to [^:]{0,80})?is:?\s*)*(?:"
+    r"(?:i\s+am\s+|i'?m\s+)?(?:unable|not able) to (?:answer|determine|find|provide)\b.{0,160}"
+    r"(?:passages?|data|information|context|documents?|provided)\W*"
+    r"|(?:the\s+|these\s+|this\s+)?(?:given\s+|provided\s+|above\s+)?(?:passages?|data|"
+    r"information|context|documents?|texts?|structured data|json data)(?:\s+provided|\s+given)?\s+"
+    r"(?:does|do|did)\s*(?:not|n't)\s+(?:provide|mention|contain|include|specify|say|state|"
+    r"offer|give|discuss|address|cover)\b[^.!?]{0,200}"
+    r"|there\s+is\s+no\s+(?:information|mention|details?|data)\b[^.!?]{0,160}\b(?:passages?|"
+    r"data|information|context|documents?|provided)\W*"
+    r"|(?:the\s+|these\s+)?(?:above\s+)?(?:steps|instructions|answers?)\s+(?:are|is)\s+based\s+on"
+    r"\s+(?:the\s+)?(?:given\s+|provided\s+)?(?:passages?|data|information)\b[^.!?]{0,200}"
+    r")[.!]?$",
+    re.IGNORECASE,
+)
 # "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
 _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
@@ -179,6 +207,8 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "question"
     if _PREAMBLE.match(stripped) or _HEADING.match(stripped):
         return "formatting"
+    if _ABOUT_CONTEXT.match(stripped):
+        return "about_context"
     return None
 
 
@@ -519,6 +549,10 @@ def extract_claims(text: str) -> ClaimExtraction:
         if _is_heading_line(text, start, end):
             skipped.append(_skipped(text, start, end, "formatting"))
             continue
+        if _ABOUT_CONTEXT.match(text[start:end]):
+            # Whole, before atomic splitting: "... based on the passages and may not be complete."
+            skipped.append(_skipped(text, start, end, "about_context"))
+            continue
         if _YES_NO.match(text[start:end]):
             # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.
             pending = start if pending is None else pending
@@ -561,6 +595,12 @@ def _content_parts(
         if e > s:
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()
+    frame = _ATTRIBUTION.match(text[start:end])
+    # A preamble ("Based on the passages, here are the steps:") is skipped whole by the caller.
+    if frame and start + frame.end() < end and _skip_reason(text[start:end]) is None:
+        s, e = _trim(text, start, start + frame.end())
+        skipped.append(_skipped(text, s, e, "formatting"))
+        start += frame.end()
     parts = []
     for a, b, subject in _atomic(text, start, end):
         a, b = _trim(text, a, b)

@@ -234,3 +234,40 @@ def test_a_second_clause_with_its_own_subject_after_a_bare_and_is_split() -> Non
         "express shipping is free.",
     ]
     assert [s.reason for s in extract_claims("Good news! It shipped.").skipped] == ["politeness"]
+
+
+def test_a_frame_naming_the_context_is_peeled_off_the_claim() -> None:
+    answer = "Based on the provided structured data in JSON format, Petit Valentien is French."
+    result = extract_claims(answer)
+    assert [c.text for c in result.claims] == ["Petit Valentien is French."]
+    assert [(s.reason, s.text) for s in result.skipped] == [
+        ("formatting", "Based on the provided structured data in JSON format,")
+    ]
+    # Attribution to reviews is part of what the claim says, and stays.
+    assert texts("According to customer reviews, the food is great.") == [
+        "According to customer reviews, the food is great."
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Unable to answer based on given passages.",
+        "The passages do not provide information on how to style your hair.",
+        "Note: These instructions are based on the given passages and may not be complete.",
+        "There is no information about parking in the provided data.",
+    ],
+)
+def test_sentences_about_the_context_itself_are_not_claims(sentence: str) -> None:
+    result = extract_claims(f"Rocks are hard. {sentence}")
+    assert texts(f"Rocks are hard. {sentence}") == ["Rocks are hard."]
+    assert [s.reason for s in result.skipped] == ["about_context"]
+
+
+def test_about_context_stays_linear_on_long_input() -> None:
+    import time
+
+    text = "The passages do not provide " + "x " * 50_000 + "."
+    start = time.perf_counter()
+    extract_claims(text)
+    assert time.perf_counter() - start < 5.0
