@@ -25,7 +25,7 @@ from hallmon.verification.numbers import (
     extract_quantities,
     find_match,
 )
-from hallmon.verification.records import RecordFact, check_record
+from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import split_sentences
 from hallmon.verification.text import content_tokens, stem
 
@@ -171,6 +171,11 @@ def _normalised_source(text: str) -> str:
     return _normalise_quote_text(text)
 
 
+def _closed_up(text: str) -> str:
+    """Letters and digits only (case kept): a quotation compared without its spacing."""
+    return "".join(ch for ch in text if ch.isalnum())
+
+
 def _quote_found(quote: str, haystack: str) -> bool:
     """Verbatim after normalisation; an ellipsis may skip text; the first letter may change
     case (a quotation that starts a sentence); trailing punctuation inside the marks is ignored
@@ -222,6 +227,15 @@ def check_quotes(
             )
         if hit is not None:
             found.append(f"“{_snip(quote, 60)}” occurs verbatim in {hit}")
+            continue
+        closed = _closed_up(quote)
+        spaced = next(
+            (s.source_id for s in sources if len(closed) >= 8 and closed in _closed_up(s.text)),
+            None,
+        )
+        if spaced is not None:
+            # "any more" quoted as "anymore", a comma moved: the same words, spelled apart.
+            found.append(f"“{_snip(quote, 60)}” occurs in {spaced} up to spacing and punctuation")
             continue
         joined = _joined_quote_source(quote, sources)
         if joined is not None:
@@ -768,6 +782,7 @@ def run_checks(
     answer_text: str,
     record_facts: Sequence[RecordFact] = (),
     text_action: bool = True,
+    hours: Sequence[OpeningHours] = (),
 ) -> list[CheckResult]:
     """The checks that apply to the claim, by its type and by its text.
 
@@ -776,8 +791,10 @@ def run_checks(
     except that a claim typed `quote`/`action`/`system_state`/`commitment` always gets its
     check (possibly `passed=None` with the reason). `record_facts` (`records.record_facts`)
     are the yes/no fields of JSON records in the context; a claim that names one gets the
-    record check. `text_action=False` leaves the action check out for a caller that judges
-    actions on the structured tool calls (`tools.ground_in_tools`), so it is not done twice.
+    record check; `hours` (`records.record_hours`) are the records' opening hours, and a claim
+    that states days or times of opening is checked against them. `text_action=False` leaves
+    the action check out for a caller that judges actions on the structured tool calls
+    (`tools.ground_in_tools`), so it is not done twice.
     """
     text = claim.text
     results: list[CheckResult] = []
@@ -801,4 +818,7 @@ def run_checks(
     record = check_record(text, record_facts)
     if record is not None:
         results.append(record)
+    opening = check_hours(text, hours)
+    if opening is not None:
+        results.append(opening)
     return results

@@ -12,6 +12,7 @@ where that is below the flag threshold the claim is `unclear`, never `supported`
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -102,10 +103,42 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     return None
 
 
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _spelled(name: str) -> str:
+    """A lower-case pattern for `name` that also matches it spelled apart at its capitals:
+    "Wi-Fi" or "wi fi" for "WiFi", "Sky West" for "SkyWest"."""
+    parts = [re.escape(p.lower()) for p in _CAMEL_PART.findall(name)] or [re.escape(name.lower())]
+    return r"\b" + r"[\s-]?".join(parts) + r"\b"
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _is_initials(name: str, text: str) -> bool:
+    """Whether an all-capitals `name` ("NY") is the initials of consecutive capitalised words
+    of `text` ("New York")."""
+    if not (2 <= len(name) <= 6 and name.isupper() and name.isalpha()):
+        return False
+    words = [(m.start(), m.end(), m.group(0)[0]) for m in _CAPITALISED.finditer(text)]
+    n = len(name)
+    for i in range(len(words) - n + 1):
+        run = words[i : i + n]
+        adjacent = all(
+            text[a[1] : b[0]].strip(" ") in ("", "of", "and") for a, b in itertools.pairwise(run)
+        )
+        if adjacent and "".join(w[2] for w in run) == name:
+            return True
+    return False
+
+
 # Acronyms and brand-like names ("GLS", "FedEx", "iPhone"): a carrier, product or company the
 # context never names is made up, whatever the sentence around it says.
 _BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
-_NOT_NAMES = frozenset({"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU"})
+_NOT_NAMES = frozenset(
+    {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV"}
+)
 
 
 def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
@@ -114,8 +147,11 @@ def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
     names = {m.group(0) for m in _BRAND.finditer(claim_text[:2000])} - _NOT_NAMES
     if not names or not sources:
         return None
-    haystack = " ".join(s.text for s in sources).lower()
-    missing = sorted(n for n in names if not re.search(rf"\b{re.escape(n.lower())}\b", haystack))
+    text = " ".join(s.text for s in sources)
+    haystack = text.lower()
+    missing = sorted(
+        n for n in names if not re.search(_spelled(n), haystack) and not _is_initials(n, text)
+    )
     if not missing:
         return None
     return CheckResult(

@@ -66,3 +66,27 @@ def test_a_brand_or_acronym_no_source_names_fails() -> None:
     assert result is not None and result.passed is False and "GLS" in result.detail
     assert check_names("Your order travels with DHL.", [memory]) is None
     assert check_names("Your order arrives at 9 AM.", [memory]) is None
+
+
+def test_a_name_spelled_apart_or_as_initials_is_named() -> None:
+    from hallmon.verification.negation import check_names
+
+    article = Source(
+        source_id="a",
+        kind="document",
+        text="The Sky West jet landed in Buffalo, New York. Free Wi-Fi. It had five fingers.",
+    )
+    assert check_names("It landed in Buffalo, NY.", [article]) is None
+    assert check_names("The SkyWest jet offers WiFi.", [article]) is None
+    # Initials need capitalised words in a row; letters inside lower-case words do not count.
+    missing = check_names("IVF was used.", [article])
+    assert missing is not None and missing.passed is False and "IVF" in missing.detail
+
+
+def test_name_check_stays_linear_on_long_input() -> None:
+    from hallmon.verification.negation import check_names
+
+    source = Source(source_id="a", kind="document", text="New York " * 20_000)
+    start = time.perf_counter()
+    check_names("ABCDEF " * 300, [source])
+    assert time.perf_counter() - start < 5.0
