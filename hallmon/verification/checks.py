@@ -87,6 +87,9 @@ def check_numbers(
         if match is not None and where is not None:
             found.append(_found(q, match, f"source {where} (outside the top passages)"))
             continue
+        if _is_conversion(q.text, claim_text):
+            found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
+            continue
         pool = in_evidence or [q2 for s in sources for q2 in extract_quantities(s.text, False)]
         near = closest(q, pool)
         if near is None:
@@ -110,6 +113,28 @@ def check_numbers(
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+_CONVERSION_UNIT = re.compile(
+    r"\s*(?:°\s*[cf]\b|degrees?\s+(?:celsius|fahrenheit|c|f)\b|celsius|fahrenheit|km\b|"
+    r"kilomet\w*|miles?\b|kg\b|kilo\w*|lbs?\b|pounds?\b|cm\b|centimet\w*|inch\w*|met(?:er|re)s?\b|"
+    r"f(?:ee|oo)t\b|ft\b|lit(?:er|re)s?\b|gallons?\b|ounces?\b|oz\b|grams?\b|g\b|mm\b|ml\b)",
+    re.IGNORECASE,
+)
+
+
+def _is_conversion(quantity: str, claim_text: str) -> bool:
+    """Whether `quantity` opens a parenthesis and names a unit: "58 °F (15 °C)", "5 miles
+    (8 km)". The answer derived it from the figure before it, which the check looks up."""
+    at = claim_text.find(quantity)
+    while at >= 0:
+        before = claim_text[max(0, at - 12) : at].rstrip()
+        if before.endswith(("(", "(about", "(approximately", "(around", "(~", "(≈")):
+            rest = claim_text[at + len(quantity) : at + len(quantity) + 24]
+            if _CONVERSION_UNIT.match(rest) or _CONVERSION_UNIT.search(quantity):
+                return True
+        at = claim_text.find(quantity, at + 1)
+    return False
 
 
 def _found(q: Quantity, match: Quantity, where: str) -> str:

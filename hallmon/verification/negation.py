@@ -41,6 +41,7 @@ _PRICED = re.compile(
     r"\b(?:costs?|fee|charged?|price[sd]?)\b[^.;!?]{0,30}?\d|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b",
     re.I,
 )
+_CONTRAST = re.compile(r"\b(?:while|whereas|unlike|but|however|although|though)\b", re.I)
 _FREE_WORDS = frozenset({"free", "cost", "charge", "fee", "complimentary", "extra"})
 COVERAGE = 0.75
 """Share of the claim's content words one source sentence must hold."""
@@ -60,6 +61,10 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # "free" claims a price of zero; "not free" agrees with any price.
     free = bool(_FREE.search(claim_text)) and not _NEGATION.search(claim_text)
     if not free and not _NEGATION.search(claim_text):
+        return None
+    if _CONTRAST.search(claim_text):
+        # "Mule deer have a black tip, while white-tailed deer do not": the negation is about
+        # the other side of the contrast, which word overlap cannot tell apart.
         return None
     words = content_tokens(claim_text) - (_FREE_WORDS if free else frozenset())
     if len(words) < 2:

@@ -342,3 +342,13 @@ def test_a_citation_marker_is_not_a_number_to_check() -> None:
     checks = {c.name: c for c in run_checks(claim, [], sources, text)}
     assert checks["number"].passed is True
     assert checks["citation"].passed is True
+
+
+def test_a_unit_conversion_in_parentheses_is_not_looked_up() -> None:
+    src = [doc("In September the average temperature is 58 degrees Fahrenheit.")]
+    claim = "In September it averages 58 degrees Fahrenheit (15 degrees Celsius)."
+    result = check_numbers(claim, [], src)
+    assert result.passed is True and "unit conversion" in result.detail
+    # A figure in parentheses that is no conversion is still looked up.
+    assert check_numbers("It averages 58 degrees (15 minutes).", [], src).passed is False
+    assert check_numbers("It averages 15 degrees Celsius.", [], src).passed is False

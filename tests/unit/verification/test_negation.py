@@ -90,3 +90,11 @@ def test_name_check_stays_linear_on_long_input() -> None:
     start = time.perf_counter()
     check_names("ABCDEF " * 300, [source])
     assert time.perf_counter() - start < 5.0
+
+
+def test_a_negation_across_a_contrast_decides_nothing() -> None:
+    deer = Source(source_id="d", kind="document", text="Mule deer have a black tip on the tail.")
+    claim = "Mule deer have a black tip on their tail, while white-tailed deer do not."
+    assert check_negation(claim, [deer]) is None
+    failed = check_negation("Mule deer do not have a black tip on the tail.", [deer])
+    assert failed is not None and failed.passed is False
