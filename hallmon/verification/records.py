@@ -84,8 +84,10 @@ class RecordFact:
     source_id: str
     field: str
     value: str
-    truth: bool
+    truth: bool | None
+    """None: the field is present but empty (null)."""
     names: tuple[tuple[str, ...], ...]
+    group: bool = False
 
     def named_in(self, words: Sequence[str]) -> bool:
         return all(_contains(words, name) for name in self.names)
@@ -123,12 +125,24 @@ def _leaves(
         group = bool(path) and all(_truth(v) is not None for v in value.values())
         for k, v in value.items():
             yield from _leaves(v, (*path, str(k)), source_id, group)
+        own = _key_words(path[-1]) if group and path else []
+        if own and any(_truth(v) for v in value.values()):
+            # "BusinessParking": {"street": true, ...}: the business has parking, whichever.
+            on = ", ".join(str(k) for k, v in value.items() if _truth(v))
+            yield RecordFact(
+                source_id, ".".join(path), f"yes ({on})", True, (tuple(own),), group=True
+            )
         return
-    truth = _truth(value)
-    if truth is None or not path:
+    if not path:
         return
     own = _key_words(path[-1])
-    if not own:
+    if value is None:
+        # A field the record has but leaves empty: the record backs nothing said about it.
+        if len("".join(own)) >= 4:
+            yield RecordFact(source_id, ".".join(path), "null", None, (tuple(own),))
+        return
+    truth = _truth(value)
+    if truth is None or not own:
         return
     names: list[tuple[str, ...]] = [tuple(own)]
     group_words = _key_words(path[-2]) if in_group and len(path) > 1 else []
@@ -178,15 +192,22 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
         return None
     conflicts: list[tuple[RecordFact, bool]] = []
     agrees: list[RecordFact] = []
+    empty: list[RecordFact] = []
     for words, negated in _pieces(text):
         if not words:
             continue
-        for fact in facts:
-            if fact.named_in(words):
-                if fact.truth == negated:
-                    conflicts.append((fact, negated))
-                else:
-                    agrees.append(fact)
+        in_piece = [f for f in facts if f.named_in(words)]
+        # A group ("parking") speaks only where none of its members ("street parking") is named.
+        members = {f.field.rsplit(".", 1)[0] for f in in_piece if not f.group}
+        for fact in in_piece:
+            if fact.group and fact.field in members:
+                continue
+            if fact.truth is None:
+                empty.append(fact)
+            elif fact.truth == negated:
+                conflicts.append((fact, negated))
+            else:
+                agrees.append(fact)
     if conflicts:
         fact, negated = conflicts[0]
         said = "denies" if negated else "asserts"
@@ -195,6 +216,14 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
             passed=False,
             detail=f"contradicts the record: the claim {said} {fact.field}, which is "
             f"{fact.value!r} in {fact.source_id}",
+        )
+    if empty:
+        fields = ", ".join(sorted({f.field for f in empty}))
+        return CheckResult(
+            name="record",
+            passed=False,
+            detail=f"the record leaves {fields} empty (null) in {empty[0].source_id}: nothing "
+            "there backs what the claim says about it",
         )
     if agrees:
         named = ", ".join(sorted({f"{f.field}={f.value}" for f in agrees}))

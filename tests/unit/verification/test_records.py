@@ -198,3 +198,39 @@ def test_records_without_an_hours_map_give_no_hours() -> None:
     assert record_hours(response([json.dumps(CAFE)])) == []
     odd = {"hours": {"Monday": "by appointment"}}
     assert record_hours(response([json.dumps(odd)])) == []
+
+
+SPARSE = {
+    "name": "Aksum",
+    "attributes": {
+        "BusinessParking": {"garage": False, "street": True, "lot": False},
+        "RestaurantsReservations": None,
+        "Music": None,
+        "WiFi": "no",
+    },
+}
+
+
+@pytest.fixture
+def sparse() -> list[Any]:
+    return record_facts(response([json.dumps(SPARSE)]))
+
+
+@pytest.mark.parametrize(
+    "claim", ["They have live music on weekends.", "It does not offer WiFi or reservations."]
+)
+def test_a_claim_about_an_empty_field_is_not_backed(sparse: list[Any], claim: str) -> None:
+    result = check_record(claim, sparse)
+    assert result is not None and result.passed is False
+    assert "empty (null)" in result.detail and "contradicts" not in result.detail
+
+
+def test_a_group_of_flags_answers_for_itself(sparse: list[Any]) -> None:
+    denied = check_record("It does not offer parking.", sparse)
+    assert denied is not None and denied.passed is False
+    assert "BusinessParking" in denied.detail and "contradicts" in denied.detail
+    # A named member speaks, not the group: street parking is there, a lot is not.
+    street = check_record("Street parking is available.", sparse)
+    assert street is not None and street.passed is True
+    lot = check_record("There is no parking lot.", sparse)
+    assert lot is not None and lot.passed is True
