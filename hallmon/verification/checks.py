@@ -71,6 +71,7 @@ def check_numbers(
             detail=f"no context to check {', '.join(q.describe() for q in wanted)} against",
         )
     in_evidence = [q for e in evidence for q in extract_quantities(e.text, False)]
+    conversions = _conversions(claim_text)
     found: list[str] = []
     missing: list[str] = []
     for q in wanted:
@@ -87,7 +88,7 @@ def check_numbers(
         if match is not None and where is not None:
             found.append(_found(q, match, f"source {where} (outside the top passages)"))
             continue
-        if _is_conversion(q.text, claim_text):
+        if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
         pool = in_evidence or [q2 for s in sources for q2 in extract_quantities(s.text, False)]
@@ -123,18 +124,19 @@ _CONVERSION_UNIT = re.compile(
 )
 
 
-def _is_conversion(quantity: str, claim_text: str) -> bool:
-    """Whether `quantity` opens a parenthesis and names a unit: "58 °F (15 °C)", "5 miles
-    (8 km)". The answer derived it from the figure before it, which the check looks up."""
-    at = claim_text.find(quantity)
-    while at >= 0:
-        before = claim_text[max(0, at - 12) : at].rstrip()
-        if before.endswith(("(", "(about", "(approximately", "(around", "(~", "(≈")):
-            rest = claim_text[at + len(quantity) : at + len(quantity) + 24]
-            if _CONVERSION_UNIT.match(rest) or _CONVERSION_UNIT.search(quantity):
-                return True
-        at = claim_text.find(quantity, at + 1)
-    return False
+_IN_PARENTHESES = re.compile(
+    r"\((?:about|approximately|approx\.|around|~|≈)?\s*(\d[\d.,]{0,20})(?=\s*[^\d\s.,])"
+)
+
+
+def _conversions(claim_text: str) -> frozenset[str]:
+    """Figures that open a parenthesis and name a unit: the "15" of "58 °F (15 °C)", the "8"
+    of "5 miles (8 km)". The answer derived them from the figure before, which is looked up."""
+    out: set[str] = set()
+    for m in _IN_PARENTHESES.finditer(claim_text):
+        if _CONVERSION_UNIT.match(claim_text, m.end(1), m.end(1) + 24):
+            out.add(m.group(1).rstrip(".,"))
+    return frozenset(out)
 
 
 def _found(q: Quantity, match: Quantity, where: str) -> str:

@@ -255,7 +255,8 @@ _VERBS = _wordset(
 )
 _SUBJECT_START = re.compile(
     r"^(?:i|we|you|he|she|it|they|this|that|these|those|there|the|a|an|his|her|its|their|our|"
-    r"your|my|some|many|most|all|each|every|one|both|[A-Z][\w'-]*)\b"
+    r"your|my|some|many|most|all|each|every|one|both|none|nobody|nothing|neither|no|"
+    r"[A-Z][\w'-]*)\b"
 )
 _MAX_SPLITS = 32
 _CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+and\s+(?=\S)")

@@ -12,7 +12,6 @@ where that is below the flag threshold the claim is `unclear`, never `supported`
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -121,21 +120,22 @@ def _spelled(name: str) -> str:
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 
 
-def _is_initials(name: str, text: str) -> bool:
-    """Whether an all-capitals `name` ("NY") is the initials of consecutive capitalised words
-    of `text` ("New York")."""
-    if not (2 <= len(name) <= 6 and name.isupper() and name.isalpha()):
-        return False
+@lru_cache(maxsize=16)
+def _initials(text: str, longest: int = 6) -> frozenset[str]:
+    """Initials of runs of 2..`longest` consecutive capitalised words ("New York" -> "NY";
+    "of"/"and" may sit between them), so that "NY" counts as named by a text saying "New
+    York". Linear: at most `longest` runs start at each word; cached, as every claim of an
+    answer reads the same sources."""
     words = [(m.start(), m.end(), m.group(0)[0]) for m in _CAPITALISED.finditer(text)]
-    n = len(name)
-    for i in range(len(words) - n + 1):
-        run = words[i : i + n]
-        adjacent = all(
-            text[a[1] : b[0]].strip(" ") in ("", "of", "and") for a, b in itertools.pairwise(run)
-        )
-        if adjacent and "".join(w[2] for w in run) == name:
-            return True
-    return False
+    out: set[str] = set()
+    for i in range(len(words)):
+        letters = words[i][2]
+        for k in range(i + 1, min(i + longest, len(words))):
+            if text[words[k - 1][1] : words[k][0]].strip(" ") not in ("", "of", "and"):
+                break
+            letters += words[k][2]
+            out.add(letters)
+    return frozenset(out)
 
 
 # Acronyms and brand-like names ("GLS", "FedEx", "iPhone"): a carrier, product or company the
@@ -154,9 +154,9 @@ def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
         return None
     text = " ".join(s.text for s in sources)
     haystack = text.lower()
-    missing = sorted(
-        n for n in names if not re.search(_spelled(n), haystack) and not _is_initials(n, text)
-    )
+    unmatched = [n for n in names if not re.search(_spelled(n), haystack)]
+    initials = _initials(text) if unmatched else frozenset()
+    missing = sorted(n for n in unmatched if n not in initials)
     if not missing:
         return None
     return CheckResult(
