@@ -271,3 +271,11 @@ def test_about_context_stays_linear_on_long_input() -> None:
     start = time.perf_counter()
     extract_claims(text)
     assert time.perf_counter() - start < 5.0
+
+
+def test_a_clause_starting_with_none_is_its_own_claim() -> None:
+    answer = "Thirty-one passengers were seen by medics, but none were taken to the hospital."
+    assert texts(answer) == [
+        "Thirty-one passengers were seen by medics",
+        "none were taken to the hospital.",
+    ]
