@@ -162,9 +162,11 @@ _DIFFERENT = re.compile(
 )
 _TOOL_FAILED = re.compile(r"returned status (?!ok\b)|says otherwise", re.I)
 
-DECISIVE_PASSES = ("action", "tool_fact")
-"""Checks whose pass backs a claim outright: a structurally matching, successful tool call.
-NLI over a policy passage must not overrule what the tool result shows."""
+DECISIVE_PASSES = ("action", "tool_fact", "record")
+"""Checks whose pass backs a claim outright: a structurally matching, successful tool call,
+or the fields and hours of a JSON record agreeing with every one the claim names. NLI over a
+policy passage must not overrule what the tool result shows, nor a small model reading
+"WiFi: no" against "does not offer WiFi" overrule the record."""
 
 
 @dataclass(frozen=True)

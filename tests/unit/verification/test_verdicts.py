@@ -91,6 +91,16 @@ def test_passed_and_inapplicable_checks_decide_nothing() -> None:
     assert forced_outcome(checks) is None
 
 
+def test_a_record_that_backs_the_claim_decides_it() -> None:
+    # "does not offer WiFi" against "WiFi: no" reads as a contradiction to a small NLI model.
+    agrees = CheckResult(name="record", passed=True, detail="agrees with the record: WiFi=no")
+    outcome = forced_outcome([agrees])
+    assert outcome is not None and outcome.status == "supported"
+    differs = CheckResult(name="number", passed=False, detail="9 is not in the evidence")
+    failed = forced_outcome([agrees, differs])
+    assert failed is not None and failed.status == "not_found"
+
+
 def test_a_failed_check_dominates_strong_entailment() -> None:
     c = claim("Returns are accepted within 15 days.", "number")
     evs = [evidence("Returns are accepted within 14 days.", ent=0.97)]
