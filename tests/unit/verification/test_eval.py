@@ -198,3 +198,19 @@ def test_the_committed_agent_traces_are_balanced_and_labelled_by_rule() -> None:
     assert abs(sum(r.unsupported for r in records) - len(records) / 2) <= 1
     assert all(r.rule and r.split in ("calib", "test") for r in records)
     assert all(bool(r.spans) == r.unsupported for r in records)
+
+
+def test_threshold_score_averages_tasks_so_the_largest_does_not_decide() -> None:
+    from hallmon.verification.calibration import answer_score, task_score
+
+    # Task a: 6 answers, 5 unsupported; task b: 4 answers, one unsupported.
+    gold = np.array([True] * 5 + [False] + [True, False, False, False])
+    flag_all = np.ones(10, dtype=bool)
+    tasks = ["a"] * 6 + ["b"] * 4
+    picky = gold.copy()
+    assert task_score(gold, picky, tasks) == pytest.approx(1.0)
+    # Flag-all is good pooled (most answers are unsupported) but poor on task b.
+    per_task = (answer_score(gold[:6], flag_all[:6]) + answer_score(gold[6:], flag_all[6:])) / 2
+    assert task_score(gold, flag_all, tasks) == pytest.approx(per_task)
+    assert task_score(gold, flag_all, tasks) < answer_score(gold, flag_all)
+    assert task_score(gold, flag_all, []) == answer_score(gold, flag_all)

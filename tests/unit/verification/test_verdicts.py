@@ -216,3 +216,16 @@ def test_the_nli_gate_can_be_switched_off_for_ablations() -> None:
     assert NLIGate().confident(0.01, 0.95)
     assert not NLIGate().confident(0.6, 0.5)
     assert not NLIGate(enabled=False).confident(0.95, 0.01)
+
+
+def test_overlap_features_are_split_by_what_the_best_passage_is() -> None:
+    c = claim("The cafe has a patio for dogs.")
+    prose = [evidence("The cafe has a patio.", ent=0.6)]
+    record = [prose[0].model_copy(update={"derived_from": "sha256:json"})]
+    col = {name: i for i, name in enumerate(FEATURES)}
+    from_prose = features_of(c, prose, prose[0].text, lexical=0.7)
+    from_record = features_of(c, record, record[0].text, lexical=0.7)
+    assert from_prose[col["record_context"]] == 0.0 and from_record[col["record_context"]] == 1.0
+    assert from_prose[col["prose_lex"]] == pytest.approx(0.7)
+    assert from_record[col["prose_lex"]] == 0.0 and from_record[col["prose_novel"]] == 0.0
+    assert from_prose[col["prose_novel"]] == from_prose[col["novel_words"]] > 0
