@@ -170,16 +170,26 @@ _ATTRIBUTION = re.compile(
 # A sentence about the context rather than the world: "Unable to answer based on given
 # passages.", "The passages do not provide information on styling.", "Note: these steps are
 # based on the passages provided." Nothing in it can be grounded or contradicted.
+_CONTEXT_NOUN = (
+    r"(?:passages?|data|information|context|documents?|texts?|sources?|structured\s+data|"
+    r"json\s+data|provided)"
+)
+_SAYS = r"(?:provide|mention|contain|include|specify|say|state|offer|give|discuss|address|cover)"
 _ABOUT_CONTEXT = re.compile(
-    r"^(?:note:\s*|therefore,?\s*|answer:\s*|the answer (?:to [^:]{0,80})?is:?\s*)*(?:"
-    r"(?:i\s+am\s+|i'?m\s+)?(?:unable|not able) to (?:answer|determine|find|provide)\b.{0,160}"
-    r"(?:passages?|data|information|context|documents?|provided)\W*"
+    r"^(?:(?:note|answer):\s*|(?:therefore|however|unfortunately|additionally|also|thus|so|but)"
+    r",?\s+|the answer (?:to [^:]{0,80})?is:?\s*)*(?:"
+    rf"(?:i\s+am\s+|i'?m\s+)?(?:unable|not able) to (?:answer|determine|find|provide)\b.{{0,160}}"
+    rf"{_CONTEXT_NOUN}\W*"
+    r"|(?:an?\s+|the\s+)?(?:accurate\s+|definitive\s+|complete\s+|specific\s+|direct\s+)?"
+    r"answer\s+(?:cannot|can't|could\s+not)\s+be\s+(?:provided|given|determined|found)\b"
+    r"[^.!?]{0,200}"
     r"|(?:the\s+|these\s+|this\s+)?(?:given\s+|provided\s+|above\s+)?(?:passages?|data|"
     r"information|context|documents?|texts?|structured data|json data)(?:\s+provided|\s+given)?\s+"
-    r"(?:does|do|did)\s*(?:not|n't)\s+(?:provide|mention|contain|include|specify|say|state|"
-    r"offer|give|discuss|address|cover)\b[^.!?]{0,200}"
-    r"|there\s+is\s+no\s+(?:information|mention|details?|data)\b[^.!?]{0,160}\b(?:passages?|"
-    r"data|information|context|documents?|provided)\W*"
+    rf"(?:does|do|did)\s*(?:not|n't)\s+{_SAYS}\b[^.!?]{{0,200}}"
+    r"|(?:none|neither)\s+of\s+the\s+(?:given\s+|provided\s+)?(?:passages?|documents?|sources?)"
+    rf"\s+{_SAYS}(?:e?s)?\b[^.!?]{{0,200}}"
+    r"|there\s+is\s+no\s+(?:direct\s+|specific\s+|explicit\s+|clear\s+)?(?:information|mention|"
+    rf"details?|data|reference)\b[^.!?]{{0,160}}\b{_CONTEXT_NOUN}\W*"
     r"|(?:the\s+|these\s+)?(?:above\s+)?(?:steps|instructions|answers?)\s+(?:are|is)\s+based\s+on"
     r"\s+(?:the\s+)?(?:given\s+|provided\s+)?(?:passages?|data|information)\b[^.!?]{0,200}"
     r")[.!]?$",

@@ -256,6 +256,9 @@ def test_a_frame_naming_the_context_is_peeled_off_the_claim() -> None:
         "The passages do not provide information on how to style your hair.",
         "Note: These instructions are based on the given passages and may not be complete.",
         "There is no information about parking in the provided data.",
+        "Therefore, an accurate answer cannot be provided based solely on these passages.",
+        "However, none of the passages provide information about making the dish spicy.",
+        "However, there is no direct mention of patterned rollers in this passage.",
     ],
 )
 def test_sentences_about_the_context_itself_are_not_claims(sentence: str) -> None:
@@ -279,3 +282,15 @@ def test_a_clause_starting_with_none_is_its_own_claim() -> None:
         "Thirty-one passengers were seen by medics",
         "none were taken to the hospital.",
     ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "However, the store does not provide refunds.",
+        "None of the stores offer refunds.",
+        "There is no fee for returns in the provided policy.",
+    ],
+)
+def test_claims_about_the_world_that_sound_like_the_context_stay_claims(sentence: str) -> None:
+    assert texts(sentence) == [sentence]
