@@ -203,7 +203,10 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
             if fact.group and fact.field in members:
                 continue
             if fact.truth is None:
-                empty.append(fact)
+                # Only what the claim asserts about an empty field is unbacked: "does not play
+                # music" or "no details on WiFi" may be how the answer reads the empty field.
+                if not negated and not _UNSTATED.search(text):
+                    empty.append(fact)
             elif fact.truth == negated:
                 conflicts.append((fact, negated))
             else:
@@ -259,6 +262,12 @@ _CLOCK = re.compile(
 )
 _HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|closed?|closes|hours|operat\w*)\b", re.I)
 _CLOSED = re.compile(r"\bclosed\b", re.IGNORECASE)
+_UNSTATED = re.compile(
+    r"\b(?:no|without|lacks?)\s+(?:details?|information|data|mention)\b|\bnot\s+(?:specified|"
+    r"mentioned|listed|stated|provided|given|known|available\s+in)\b|\bunknown\b|\bunclear\b|"
+    r"\bdo(?:es)?\s*(?:not|n't)\s+(?:provide|give|list|mention|specify)\b",
+    re.IGNORECASE,
+)
 _RECORD_HOURS = re.compile(r"^\s*(\d{1,2}):(\d{1,2})\s*-\s*(\d{1,2}):(\d{1,2})\s*$")
 _MAX_HOURS_CLAIM = 2_000
 """Characters of a claim the hours check reads: a claim is a sentence, not a page."""
