@@ -320,6 +320,7 @@ _PREDICATE_START = re.compile(
     re.IGNORECASE,
 )
 _BARE_AND = re.compile(r"\s+and\s+")
+_LAST_PART = re.compile(r",|\bbut\b|\bwhile\b|\bwhereas\b")
 # A clause with a short noun-phrase subject: one to three words, then a finite verb.
 _NOUN_CLAUSE = re.compile(
     r"^(?:the\s+|a\s+|an\s+|your\s+|our\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s+"
@@ -371,7 +372,10 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
                 ok = _has_verb(left)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
                 # "... within 30 days and express shipping is free": a new subject and verb.
-                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3
+                # Not "..., but street and garage parking are not provided": there the words
+                # right before " and " (after the last comma or "but") are a noun, no clause.
+                tail = _LAST_PART.split(left)[-1]
+                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3 and _has_verb(tail)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _PREDICATE_START.match(right):
                 shared = subject or _subject_of(left)
                 ok = (

@@ -294,3 +294,8 @@ def test_a_clause_starting_with_none_is_its_own_claim() -> None:
 )
 def test_claims_about_the_world_that_sound_like_the_context_stay_claims(sentence: str) -> None:
     assert texts(sentence) == [sentence]
+
+
+def test_nouns_coordinated_after_a_comma_are_not_split_as_a_clause() -> None:
+    answer = "The parking lot is available, but street and garage parking are not provided."
+    assert texts(answer) == [answer]
