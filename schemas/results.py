@@ -18,7 +18,7 @@ SourceKind = Literal["user_input", "document", "tool_result", "memory"]
 State = Literal["checked", "unavailable", "not_applicable"]
 UnavailableReason = Literal["context_unavailable", "evaluation_failed", "stream_incomplete"]
 Action = Literal["allow", "warn", "block"]
-SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting"]
+SkipReason = Literal["greeting", "politeness", "question", "empty", "formatting", "about_context"]
 CheckName = Literal[
     "number",
     "quote",

@@ -25,7 +25,7 @@ from hallmon.verification.numbers import (
     extract_quantities,
     find_match,
 )
-from hallmon.verification.records import RecordFact, check_record
+from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import split_sentences
 from hallmon.verification.text import content_tokens, stem
 
@@ -71,6 +71,7 @@ def check_numbers(
             detail=f"no context to check {', '.join(q.describe() for q in wanted)} against",
         )
     in_evidence = [q for e in evidence for q in extract_quantities(e.text, False)]
+    conversions = _conversions(claim_text)
     found: list[str] = []
     missing: list[str] = []
     for q in wanted:
@@ -86,6 +87,9 @@ def check_numbers(
                 break
         if match is not None and where is not None:
             found.append(_found(q, match, f"source {where} (outside the top passages)"))
+            continue
+        if q.text in conversions:
+            found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
         pool = in_evidence or [q2 for s in sources for q2 in extract_quantities(s.text, False)]
         near = closest(q, pool)
@@ -110,6 +114,29 @@ def check_numbers(
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+_CONVERSION_UNIT = re.compile(
+    r"\s*(?:°\s*[cf]\b|degrees?\s+(?:celsius|fahrenheit|c|f)\b|celsius|fahrenheit|km\b|"
+    r"kilomet\w*|miles?\b|kg\b|kilo\w*|lbs?\b|pounds?\b|cm\b|centimet\w*|inch\w*|met(?:er|re)s?\b|"
+    r"f(?:ee|oo)t\b|ft\b|lit(?:er|re)s?\b|gallons?\b|ounces?\b|oz\b|grams?\b|g\b|mm\b|ml\b)",
+    re.IGNORECASE,
+)
+
+
+_IN_PARENTHESES = re.compile(
+    r"\((?:about|approximately|approx\.|around|~|≈)?\s*(\d[\d.,]{0,20})(?=\s*[^\d\s.,])"
+)
+
+
+def _conversions(claim_text: str) -> frozenset[str]:
+    """Figures that open a parenthesis and name a unit: the "15" of "58 °F (15 °C)", the "8"
+    of "5 miles (8 km)". The answer derived them from the figure before, which is looked up."""
+    out: set[str] = set()
+    for m in _IN_PARENTHESES.finditer(claim_text):
+        if _CONVERSION_UNIT.match(claim_text, m.end(1), m.end(1) + 24):
+            out.add(m.group(1).rstrip(".,"))
+    return frozenset(out)
 
 
 def _found(q: Quantity, match: Quantity, where: str) -> str:
@@ -171,6 +198,11 @@ def _normalised_source(text: str) -> str:
     return _normalise_quote_text(text)
 
 
+def _closed_up(text: str) -> str:
+    """Letters and digits only (case kept): a quotation compared without its spacing."""
+    return "".join(ch for ch in text if ch.isalnum())
+
+
 def _quote_found(quote: str, haystack: str) -> bool:
     """Verbatim after normalisation; an ellipsis may skip text; the first letter may change
     case (a quotation that starts a sentence); trailing punctuation inside the marks is ignored
@@ -222,6 +254,15 @@ def check_quotes(
             )
         if hit is not None:
             found.append(f"“{_snip(quote, 60)}” occurs verbatim in {hit}")
+            continue
+        closed = _closed_up(quote)
+        spaced = next(
+            (s.source_id for s in sources if len(closed) >= 8 and closed in _closed_up(s.text)),
+            None,
+        )
+        if spaced is not None:
+            # "any more" quoted as "anymore", a comma moved: the same words, spelled apart.
+            found.append(f"“{_snip(quote, 60)}” occurs in {spaced} up to spacing and punctuation")
             continue
         joined = _joined_quote_source(quote, sources)
         if joined is not None:
@@ -772,6 +813,7 @@ def run_checks(
     answer_text: str,
     record_facts: Sequence[RecordFact] = (),
     text_action: bool = True,
+    hours: Sequence[OpeningHours] = (),
 ) -> list[CheckResult]:
     """The checks that apply to the claim, by its type and by its text.
 
@@ -780,8 +822,10 @@ def run_checks(
     except that a claim typed `quote`/`action`/`system_state`/`commitment` always gets its
     check (possibly `passed=None` with the reason). `record_facts` (`records.record_facts`)
     are the yes/no fields of JSON records in the context; a claim that names one gets the
-    record check. `text_action=False` leaves the action check out for a caller that judges
-    actions on the structured tool calls (`tools.ground_in_tools`), so it is not done twice.
+    record check; `hours` (`records.record_hours`) are the records' opening hours, and a claim
+    that states days or times of opening is checked against them. `text_action=False` leaves
+    the action check out for a caller that judges actions on the structured tool calls
+    (`tools.ground_in_tools`), so it is not done twice.
     """
     text = claim.text
     results: list[CheckResult] = []
@@ -805,4 +849,7 @@ def run_checks(
     record = check_record(text, record_facts)
     if record is not None:
         results.append(record)
+    opening = check_hours(text, hours)
+    if opening is not None:
+        results.append(opening)
     return results

@@ -31,7 +31,7 @@ from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
 
-CLAIMS_VERSION = "rules-2"
+CLAIMS_VERSION = "rules-3"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
 
 SEVERITY: dict[ClaimType, Severity] = {
@@ -159,6 +159,44 @@ _PREAMBLE = re.compile(
     r"|to [^:]{0,120}?,\s*follow these steps)\s*:?$",
     re.IGNORECASE,
 )
+# "Based on the given passages, <claim>": where the answer says it got the claim from frames
+# it; the claim is what follows (peeled off like politeness, so neither the model nor the span
+# reads the frame). Attribution to reviews or a named source stays: that is part of the claim.
+_ATTRIBUTION = re.compile(
+    r"^(?:note:\s*)?(?:based\s+(?:up)?on|according\s+to|as\s+(?:mentioned|stated|described|shown|"
+    r"noted|given)\s+in)\s+(?:the\s+|these\s+|this\s+|its\s+|their\s+)?(?:above\s+|given\s+|"
+    r"provided\s+|available\s+|following\s+)?(?:passages?|data|information|context|documents?|"
+    r"texts?|structured\s+data|json(?:\s+data)?|details|sources?)\b[^,;:.]{0,60}?[,:]\s+",
+    re.IGNORECASE,
+)
+# A sentence about the context rather than the world: "Unable to answer based on given
+# passages.", "The passages do not provide information on styling.", "Note: these steps are
+# based on the passages provided." Nothing in it can be grounded or contradicted.
+_CONTEXT_NOUN = (
+    r"(?:passages?|data|information|context|documents?|texts?|sources?|structured\s+data|"
+    r"json\s+data|provided)"
+)
+_SAYS = r"(?:provide|mention|contain|include|specify|say|state|offer|give|discuss|address|cover)"
+_ABOUT_CONTEXT = re.compile(
+    r"^(?:(?:note|answer):\s*|(?:therefore|however|unfortunately|additionally|also|thus|so|but)"
+    r",?\s+|the answer (?:to [^:]{0,80})?is:?\s*)*(?:"
+    rf"(?:i\s+am\s+|i'?m\s+)?(?:unable|not able) to (?:answer|determine|find|provide)\b.{{0,160}}"
+    rf"{_CONTEXT_NOUN}\W*"
+    r"|(?:an?\s+|the\s+)?(?:accurate\s+|definitive\s+|complete\s+|specific\s+|direct\s+)?"
+    r"answer\s+(?:cannot|can't|could\s+not)\s+be\s+(?:provided|given|determined|found)\b"
+    r"[^.!?]{0,200}"
+    r"|(?:the\s+|these\s+|this\s+)?(?:given\s+|provided\s+|above\s+)?(?:passages?|data|"
+    r"information|context|documents?|texts?|structured data|json data)(?:\s+provided|\s+given)?\s+"
+    rf"(?:does|do|did)\s*(?:not|n't)\s+{_SAYS}\b[^.!?]{{0,200}}"
+    r"|(?:none|neither)\s+of\s+the\s+(?:given\s+|provided\s+)?(?:passages?|documents?|sources?)"
+    rf"\s+{_SAYS}(?:e?s)?\b[^.!?]{{0,200}}"
+    r"|there\s+is\s+no\s+(?:direct\s+|specific\s+|explicit\s+|clear\s+)?(?:information|mention|"
+    rf"details?|data|reference)\b[^.!?]{{0,160}}\b{_CONTEXT_NOUN}\W*"
+    r"|(?:the\s+|these\s+)?(?:above\s+)?(?:steps|instructions|answers?)\s+(?:are|is)\s+based\s+on"
+    r"\s+(?:the\s+)?(?:given\s+|provided\s+)?(?:passages?|data|information)\b[^.!?]{0,200}"
+    r")[.!]?$",
+    re.IGNORECASE,
+)
 # "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
 _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
@@ -181,6 +219,8 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "question"
     if _PREAMBLE.match(stripped) or _HEADING.match(stripped):
         return "formatting"
+    if _ABOUT_CONTEXT.match(stripped):
+        return "about_context"
     return None
 
 
@@ -227,7 +267,8 @@ _VERBS = _wordset(
 )
 _SUBJECT_START = re.compile(
     r"^(?:i|we|you|he|she|it|they|this|that|these|those|there|the|a|an|his|her|its|their|our|"
-    r"your|my|some|many|most|all|each|every|one|both|[A-Z][\w'-]*)\b"
+    r"your|my|some|many|most|all|each|every|one|both|none|nobody|nothing|neither|no|"
+    r"[A-Z][\w'-]*)\b"
 )
 _MAX_SPLITS = 32
 _CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+and\s+(?=\S)")
@@ -281,6 +322,7 @@ _PREDICATE_START = re.compile(
     re.IGNORECASE,
 )
 _BARE_AND = re.compile(r"\s+and\s+")
+_LAST_PART = re.compile(r",|\bbut\b|\bwhile\b|\bwhereas\b")
 # A clause with a short noun-phrase subject: one to three words, then a finite verb.
 _NOUN_CLAUSE = re.compile(
     r"^(?:the\s+|a\s+|an\s+|your\s+|our\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,2}[\w-]+\s+"
@@ -332,7 +374,10 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
                 ok = _has_verb(left)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
                 # "... within 30 days and express shipping is free": a new subject and verb.
-                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3
+                # Not "..., but street and garage parking are not provided": there the words
+                # right before " and " (after the last comma or "but") are a noun, no clause.
+                tail = _LAST_PART.split(left)[-1]
+                ok = _is_clause(left) and len(_WORD.findall(right)) >= 3 and _has_verb(tail)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _PREDICATE_START.match(right):
                 shared = subject or _subject_of(left)
                 ok = (
@@ -527,6 +572,10 @@ def extract_claims(text: str) -> ClaimExtraction:
         if _is_heading_line(text, start, end):
             skipped.append(_skipped(text, start, end, "formatting"))
             continue
+        if _ABOUT_CONTEXT.match(text[start:end]):
+            # Whole, before atomic splitting: "... based on the passages and may not be complete."
+            skipped.append(_skipped(text, start, end, "about_context"))
+            continue
         if _YES_NO.match(text[start:end]):
             # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.
             pending = start if pending is None else pending
@@ -569,6 +618,12 @@ def _content_parts(
         if e > s:
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()
+    frame = _ATTRIBUTION.match(text[start:end])
+    # A preamble ("Based on the passages, here are the steps:") is skipped whole by the caller.
+    if frame and start + frame.end() < end and _skip_reason(text[start:end]) is None:
+        s, e = _trim(text, start, start + frame.end())
+        skipped.append(_skipped(text, s, e, "formatting"))
+        start += frame.end()
     parts = []
     for a, b, subject in _atomic(text, start, end):
         a, b = _trim(text, a, b)

@@ -435,5 +435,6 @@ def run_verifier(
         forced=forced,
         answer_gold=np.array([r.unsupported for r in records], dtype=bool),
         groups=[r.source for r in records],
+        tasks=[r.task for r in records],
     )
     return EvalRun(list(records), results, table)

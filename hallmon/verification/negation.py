@@ -40,6 +40,7 @@ _PRICED = re.compile(
     r"\b(?:costs?|fee|charged?|price[sd]?)\b[^.;!?]{0,30}?\d|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b",
     re.I,
 )
+_CONTRAST = re.compile(r"\b(?:while|whereas|unlike|but|however|although|though)\b", re.I)
 _FREE_WORDS = frozenset({"free", "cost", "charge", "fee", "complimentary", "extra"})
 # Negations that deny only part of a sentence or none of it ("not only ... but also", "not
 # shipped until March", "no later than"): such a sentence denies no affirmative restatement.
@@ -144,6 +145,10 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # "free" claims a price of zero; "not free" agrees with any price.
     negated = bool(_NEGATION.search(claim_text))
     free = bool(_FREE.search(claim_text)) and not negated
+    if negated and _CONTRAST.search(claim_text):
+        # "Mule deer have a black tip, while white-tailed deer do not": the negation is about
+        # the other side of the contrast, which word overlap cannot tell apart.
+        return None
     words = content_tokens(claim_text) - (_FREE_WORDS if free else frozenset())
     if len(words) < 2:
         return None
@@ -188,10 +193,43 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     return None
 
 
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _spelled(name: str) -> str:
+    """A lower-case pattern for `name` that also matches it spelled apart at its capitals:
+    "Wi-Fi" or "wi fi" for "WiFi", "Sky West" for "SkyWest"."""
+    parts = [re.escape(p.lower()) for p in _CAMEL_PART.findall(name)] or [re.escape(name.lower())]
+    return r"\b" + r"[\s-]?".join(parts) + r"\b"
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+@lru_cache(maxsize=16)
+def _initials(text: str, longest: int = 6) -> frozenset[str]:
+    """Initials of runs of 2..`longest` consecutive capitalised words ("New York" -> "NY";
+    "of"/"and" may sit between them), so that "NY" counts as named by a text saying "New
+    York". Linear: at most `longest` runs start at each word; cached, as every claim of an
+    answer reads the same sources."""
+    words = [(m.start(), m.end(), m.group(0)[0]) for m in _CAPITALISED.finditer(text)]
+    out: set[str] = set()
+    for i in range(len(words)):
+        letters = words[i][2]
+        for k in range(i + 1, min(i + longest, len(words))):
+            if text[words[k - 1][1] : words[k][0]].strip(" ") not in ("", "of", "and"):
+                break
+            letters += words[k][2]
+            out.add(letters)
+    return frozenset(out)
+
+
 # Acronyms and brand-like names ("GLS", "FedEx", "iPhone"): a carrier, product or company the
 # context never names is made up, whatever the sentence around it says.
 _BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
-_NOT_NAMES = frozenset({"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU"})
+_NOT_NAMES = frozenset(
+    {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV"}
+)
 
 
 def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
@@ -200,8 +238,11 @@ def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
     names = {m.group(0) for m in _BRAND.finditer(claim_text[:2000])} - _NOT_NAMES
     if not names or not sources:
         return None
-    haystack = " ".join(s.text for s in sources).lower()
-    missing = sorted(n for n in names if not re.search(rf"\b{re.escape(n.lower())}\b", haystack))
+    text = " ".join(s.text for s in sources)
+    haystack = text.lower()
+    unmatched = [n for n in names if not re.search(_spelled(n), haystack)]
+    initials = _initials(text) if unmatched else frozenset()
+    missing = sorted(n for n in unmatched if n not in initials)
     if not missing:
         return None
     return CheckResult(

@@ -33,7 +33,14 @@ from typing import Any
 
 from hallmon.schemas import AssembledResponse, CheckResult
 
-__all__ = ["RecordFact", "check_record", "record_facts"]
+__all__ = [
+    "OpeningHours",
+    "RecordFact",
+    "check_hours",
+    "check_record",
+    "record_facts",
+    "record_hours",
+]
 
 # Words that name no feature of their own ("RestaurantsReservations", "BusinessAcceptsCards").
 _GENERIC = frozenset({"restaurant", "business", "good", "for", "has", "is", "accept", "by"})
@@ -77,8 +84,10 @@ class RecordFact:
     source_id: str
     field: str
     value: str
-    truth: bool
+    truth: bool | None
+    """None: the field is present but empty (null)."""
     names: tuple[tuple[str, ...], ...]
+    group: bool = False
 
     def named_in(self, words: Sequence[str]) -> bool:
         return all(_contains(words, name) for name in self.names)
@@ -116,12 +125,24 @@ def _leaves(
         group = bool(path) and all(_truth(v) is not None for v in value.values())
         for k, v in value.items():
             yield from _leaves(v, (*path, str(k)), source_id, group)
+        own = _key_words(path[-1]) if group and path else []
+        if own and any(_truth(v) for v in value.values()):
+            # "BusinessParking": {"street": true, ...}: the business has parking, whichever.
+            on = ", ".join(str(k) for k, v in value.items() if _truth(v))
+            yield RecordFact(
+                source_id, ".".join(path), f"yes ({on})", True, (tuple(own),), group=True
+            )
         return
-    truth = _truth(value)
-    if truth is None or not path:
+    if not path:
         return
     own = _key_words(path[-1])
-    if not own:
+    if value is None:
+        # A field the record has but leaves empty: the record backs nothing said about it.
+        if len("".join(own)) >= 4:
+            yield RecordFact(source_id, ".".join(path), "null", None, (tuple(own),))
+        return
+    truth = _truth(value)
+    if truth is None or not own:
         return
     names: list[tuple[str, ...]] = [tuple(own)]
     group_words = _key_words(path[-2]) if in_group and len(path) > 1 else []
@@ -171,15 +192,25 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
         return None
     conflicts: list[tuple[RecordFact, bool]] = []
     agrees: list[RecordFact] = []
+    empty: list[RecordFact] = []
     for words, negated in _pieces(text):
         if not words:
             continue
-        for fact in facts:
-            if fact.named_in(words):
-                if fact.truth == negated:
-                    conflicts.append((fact, negated))
-                else:
-                    agrees.append(fact)
+        in_piece = [f for f in facts if f.named_in(words)]
+        # A group ("parking") speaks only where none of its members ("street parking") is named.
+        members = {f.field.rsplit(".", 1)[0] for f in in_piece if not f.group}
+        for fact in in_piece:
+            if fact.group and fact.field in members:
+                continue
+            if fact.truth is None:
+                # Only what the claim asserts about an empty field is unbacked: "does not play
+                # music" or "no details on WiFi" may be how the answer reads the empty field.
+                if not negated and not _UNSTATED.search(text):
+                    empty.append(fact)
+            elif fact.truth == negated:
+                conflicts.append((fact, negated))
+            else:
+                agrees.append(fact)
     if conflicts:
         fact, negated = conflicts[0]
         said = "denies" if negated else "asserts"
@@ -189,7 +220,195 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
             detail=f"contradicts the record: the claim {said} {fact.field}, which is "
             f"{fact.value!r} in {fact.source_id}",
         )
+    if empty:
+        fields = ", ".join(sorted({f.field for f in empty}))
+        return CheckResult(
+            name="record",
+            passed=False,
+            detail=f"the record leaves {fields} empty (null) in {empty[0].source_id}: nothing "
+            "there backs what the claim says about it",
+        )
     if agrees:
         named = ", ".join(sorted({f"{f.field}={f.value}" for f in agrees}))
         return CheckResult(name="record", passed=True, detail=f"agrees with the record: {named}")
     return None
+
+
+# --- opening hours --------------------------------------------------------------------------
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_WORD = (
+    r"(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs?(?:day)?)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?)s?\b"
+)
+_DAY_RANGE = re.compile(
+    rf"\b({_DAY_WORD})\s*(?:-|–|—|to|through|thru|until|till)\s*({_DAY_WORD})", re.IGNORECASE
+)
+# A day alone: its full name, or a capitalised abbreviation ("Sat", not "we sat outside").
+_DAY = re.compile(
+    r"\b(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+    r"|(?:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
+)
+_ALL_WEEK = re.compile(
+    r"\b(?:every\s*day|daily|all\s+week|(?:seven|7)\s+days\s+a\s+week)\b", re.IGNORECASE
+)
+_WEEKDAYS = re.compile(r"\bweekdays\b", re.IGNORECASE)
+_WEEKENDS = re.compile(r"\bweekends?\b", re.IGNORECASE)
+# "9 am", "9:30 p.m.", "noon", "midnight", or a 24-hour "14:00" (no am/pm after it).
+_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])|\b(noon|midday|midnight)\b"
+    r"|\b(\d{1,2}):(\d{2})\b(?!\s*[ap]\.?m)",
+    re.IGNORECASE,
+)
+_HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|closed?|closes|hours|operat\w*)\b", re.I)
+_CLOSED = re.compile(r"\bclosed\b", re.IGNORECASE)
+_UNSTATED = re.compile(
+    r"\b(?:no|without|lacks?)\s+(?:details?|information|data|mention)\b|\bnot\s+(?:specified|"
+    r"mentioned|listed|stated|provided|given|known|available\s+in)\b|\bunknown\b|\bunclear\b|"
+    r"\bdo(?:es)?\s*(?:not|n't)\s+(?:provide|give|list|mention|specify)\b",
+    re.IGNORECASE,
+)
+_RECORD_HOURS = re.compile(r"^\s*(\d{1,2}):(\d{1,2})\s*-\s*(\d{1,2}):(\d{1,2})\s*$")
+_MAX_HOURS_CLAIM = 2_000
+"""Characters of a claim the hours check reads: a claim is a sentence, not a page."""
+
+
+@dataclass(frozen=True)
+class OpeningHours:
+    """A record's weekly hours: minutes after midnight (open, close) per day index 0..6, None
+    for a day the record lists as closed ("0:0-0:0", as RAGTruth's annotators read it) or
+    leaves out."""
+
+    source_id: str
+    days: tuple[tuple[int, int] | None, ...]
+
+    def describe(self) -> str:
+        out = []
+        for name, hours in zip(DAYS, self.days, strict=True):
+            out.append(f"{name.title()} " + (_clock(*hours) if hours else "closed"))
+        return ", ".join(out)
+
+
+def _clock(open_: int, close: int) -> str:
+    return f"{open_ // 60}:{open_ % 60:02d}-{close // 60}:{close % 60:02d}"
+
+
+def _day_index(word: str) -> int:
+    return next(i for i, day in enumerate(DAYS) if day.startswith(word.lower()[:3]))
+
+
+def _opening_hours(value: Any, source_id: str) -> OpeningHours | None:
+    """`{"Monday": "8:0-14:0", ...}` as `OpeningHours`, or None when it is not such a map."""
+    if not isinstance(value, dict) or not value:
+        return None
+    days: list[tuple[int, int] | None] = [None] * 7
+    for key, spec in value.items():
+        name = str(key).strip().lower()
+        m = _RECORD_HOURS.match(spec) if isinstance(spec, str) else None
+        if name not in DAYS or m is None:
+            return None
+        h1, m1, h2, m2 = (int(g) for g in m.groups())
+        open_, close = h1 * 60 + m1, h2 * 60 + m2
+        days[DAYS.index(name)] = None if open_ == close == 0 else (open_, close)
+    return OpeningHours(source_id, tuple(days))
+
+
+def record_hours(response: AssembledResponse) -> list[OpeningHours]:
+    """The `hours` maps of the JSON records among the documents and tool outputs."""
+    out: list[OpeningHours] = []
+    ctx = response.context
+    records: list[tuple[Any, str]] = [(_parse(d.text), d.source_id) for d in ctx.documents]
+    for tool in ctx.tool_results:
+        output = _parse(tool.output) if isinstance(tool.output, str) else tool.output
+        records.append((output, f"tool:{tool.tool}:{tool.call_id}"))
+    for record, source_id in records:
+        if isinstance(record, dict):
+            hours = _opening_hours(record.get("hours"), source_id)
+            if hours is not None:
+                out.append(hours)
+    return out
+
+
+def _days_named(text: str) -> set[int]:
+    days: set[int] = set()
+    if _ALL_WEEK.search(text):
+        days.update(range(7))
+    if _WEEKDAYS.search(text):
+        days.update(range(5))
+    if _WEEKENDS.search(text):
+        days.update((5, 6))
+    covered: list[tuple[int, int]] = []
+    for m in _DAY_RANGE.finditer(text):
+        a, b = _day_index(m.group(1)), _day_index(m.group(2))
+        days.update((a + k) % 7 for k in range((b - a) % 7 + 1))
+        covered.append((m.start(), m.end()))
+    for m in _DAY.finditer(text):
+        if not any(s <= m.start() < e for s, e in covered):
+            days.add(_day_index(m.group(0)))
+    return days
+
+
+def _times_named(text: str) -> list[int]:
+    """Clock times of the claim as minutes after midnight; midnight is 0."""
+    out: list[int] = []
+    for m in _CLOCK.finditer(text):
+        hour, minute, half, word, h24, m24 = m.groups()
+        if word:
+            out.append(0 if word.lower() == "midnight" else 12 * 60)
+        elif h24 is not None:
+            out.append(int(h24) % 24 * 60 + int(m24))
+        else:
+            h = int(hour) % 12 + (12 if half.lower().startswith("p") else 0)
+            out.append(h * 60 + int(minute or 0))
+    return out
+
+
+def check_hours(text: str, hours: Sequence[OpeningHours]) -> CheckResult | None:
+    """The hours check of one claim against the record's opening hours, or None when the claim
+    states no days or times of opening, or the context has no hours.
+
+    - times stated: each must be an opening or closing time of a day the claim names (of any
+      open day when it names none), and each named day must be open;
+    - days only, with "open"/"hours": each named day must be open; with "closed": closed.
+    """
+    if not hours:
+        return None
+    text = text[:_MAX_HOURS_CLAIM]
+    times = _times_named(text)
+    # Per clause: "open 8 am to 2 pm, closed on Mondays" names open days and closed ones.
+    open_days: set[int] = set()
+    closed_days: set[int] = set()
+    for clause in re.split(r"[,;]|\bbut\b|\bexcept\b", text):
+        named = _days_named(clause)
+        (closed_days if _CLOSED.search(clause) else open_days).update(named)
+    if not times and not ((open_days or closed_days) and _HOURS_WORDS.search(text)):
+        return None
+    record = hours[0]
+    problems: list[str] = []
+    for day in sorted(open_days | closed_days):
+        is_open = record.days[day] is not None
+        if is_open != (day in open_days):
+            state = "open" if is_open else "closed"
+            problems.append(f"{DAYS[day].title()} is {state}")
+    day = 24 * 60
+    if len(times) == 2 and open_days:
+        # One opening and one closing time for the named days: each of them has exactly those.
+        said = (times[0] % day, times[1] % day)
+        for d in sorted(open_days):
+            hours_d = record.days[d]
+            if hours_d is not None and (hours_d[0] % day, hours_d[1] % day) != said:
+                problems.append(f"{DAYS[d].title()} is {_clock(*hours_d)}")
+    elif times:
+        pool = [record.days[d] for d in open_days] if open_days else list(record.days)
+        edges = {t % day for h in pool if h is not None for t in h}
+        problems.extend(f"no hours {t // 60}:{t % 60:02d}" for t in times if t not in edges)
+    if problems:
+        return CheckResult(
+            name="record",
+            passed=False,
+            detail=f"contradicts the record's hours ({'; '.join(problems)}): "
+            f"{record.describe()} in {record.source_id}",
+        )
+    return CheckResult(
+        name="record", passed=True, detail=f"agrees with the record's hours in {record.source_id}"
+    )

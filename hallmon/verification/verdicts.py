@@ -41,6 +41,9 @@ FEATURES: tuple[str, ...] = (
     "novel_numbers",  # numbers absent from the context
     "number_failed",  # the deterministic number check failed
     "other_check_failed",  # quote / citation / action / system_state / commitment / record
+    "record_context",  # the best passage is a rendered JSON record, not prose
+    "prose_lex",  # lex_max where the best passage is prose (word overlap reads prose well)
+    "prose_novel",  # novel_words where the best passage is prose
     "log_words",  # log(1 + words in the claim)
     "position",  # where the claim sits in the answer, 0 (first) .. 1 (last)
     "type_number",
@@ -122,6 +125,7 @@ def claim_features(
     con = [e.nli.contradiction for e in evidence if e.nli is not None]
     failed = {c.name for c in checks if c.passed is False}
     novel_words, novel_count, novel_names, novel_numbers = _novelty(claim.text, profile)
+    record = float(bool(evidence) and evidence[0].derived_from is not None)
     values = {
         "ent_max": max(ent, default=0.0),
         "con_max": max(con, default=0.0),
@@ -132,6 +136,9 @@ def claim_features(
         "novel_numbers": min(novel_numbers, 5.0),
         "number_failed": float("number" in failed),
         "other_check_failed": float(bool(failed - {"number"})),
+        "record_context": record,
+        "prose_lex": lexical * (1.0 - record),
+        "prose_novel": novel_words * (1.0 - record),
         "log_words": math.log1p(len(_TOKEN.findall(claim.text))),
         "position": position,
         "type_number": float(claim.type == "number"),
@@ -162,9 +169,11 @@ _DIFFERENT = re.compile(
 )
 _TOOL_FAILED = re.compile(r"returned status (?!ok\b)|says otherwise", re.I)
 
-DECISIVE_PASSES = ("action", "tool_fact")
-"""Checks whose pass backs a claim outright: a structurally matching, successful tool call.
-NLI over a policy passage must not overrule what the tool result shows."""
+DECISIVE_PASSES = ("action", "tool_fact", "record")
+"""Checks whose pass backs a claim outright: a structurally matching, successful tool call,
+or the fields and hours of a JSON record agreeing with every one the claim names. NLI over a
+policy passage must not overrule what the tool result shows, nor a small model reading
+"WiFi: no" against "does not offer WiFi" overrule the record."""
 
 
 @dataclass(frozen=True)

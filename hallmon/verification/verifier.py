@@ -71,7 +71,7 @@ from hallmon.verification.evidence import (
     collect_sources,
 )
 from hallmon.verification.negation import check_names, check_negation
-from hallmon.verification.records import record_facts
+from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk
 from hallmon.verification.tools import ground_in_tools, tool_calls
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
@@ -254,6 +254,7 @@ class Verifier:
             stage = "checks"
             with _timed(prepared.stage_ms, "checks"):
                 facts = record_facts(response)
+                hours = record_hours(response)
                 calls = tool_calls(response.context.tool_results)
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
@@ -264,6 +265,7 @@ class Verifier:
                         response.text,
                         facts,
                         text_action=False,
+                        hours=hours,
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
                     polarity = (

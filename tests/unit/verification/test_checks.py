@@ -149,6 +149,13 @@ def test_misquoted_quotation_fails_and_exact_one_passes() -> None:
     assert check_quotes("it's the customers' choice", src).passed is None
 
 
+def test_a_quotation_spelled_apart_is_still_verbatim() -> None:
+    src = [doc("He told officers: 'I don't need any luck any more.' Then he left.")]
+    result = check_quotes('He said, "I don\'t need any luck anymore," and left.', src)
+    assert result.passed is True and "up to spacing" in result.detail
+    assert check_quotes('He said, "I do need some luck anymore."', src).passed is False
+
+
 def test_quotations_are_found_in_many_styles() -> None:
     text = (
         "A “curly one”, a \"straight one\", « guillemets too », 「日本語」, 'single quoted words' "
@@ -354,3 +361,13 @@ def test_durations_match_by_length_not_by_figure() -> None:
     assert backed("It ships in 14 days.")
     assert backed("It has a 2-year warranty.")
     assert not backed("It has a 3-year warranty.")
+
+
+def test_a_unit_conversion_in_parentheses_is_not_looked_up() -> None:
+    src = [doc("In September the average temperature is 58 degrees Fahrenheit.")]
+    claim = "In September it averages 58 degrees Fahrenheit (15 degrees Celsius)."
+    result = check_numbers(claim, [], src)
+    assert result.passed is True and "unit conversion" in result.detail
+    # A figure in parentheses that is no conversion is still looked up.
+    assert check_numbers("It averages 58 degrees (15 minutes).", [], src).passed is False
+    assert check_numbers("It averages 15 degrees Celsius.", [], src).passed is False

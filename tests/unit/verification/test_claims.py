@@ -245,3 +245,68 @@ def test_a_second_clause_with_its_own_subject_after_a_bare_and_is_split() -> Non
         "express shipping is free.",
     ]
     assert [s.reason for s in extract_claims("Good news! It shipped.").skipped] == ["politeness"]
+
+
+def test_a_frame_naming_the_context_is_peeled_off_the_claim() -> None:
+    answer = "Based on the provided structured data in JSON format, Petit Valentien is French."
+    result = extract_claims(answer)
+    assert [c.text for c in result.claims] == ["Petit Valentien is French."]
+    assert [(s.reason, s.text) for s in result.skipped] == [
+        ("formatting", "Based on the provided structured data in JSON format,")
+    ]
+    # Attribution to reviews is part of what the claim says, and stays.
+    assert texts("According to customer reviews, the food is great.") == [
+        "According to customer reviews, the food is great."
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Unable to answer based on given passages.",
+        "The passages do not provide information on how to style your hair.",
+        "Note: These instructions are based on the given passages and may not be complete.",
+        "There is no information about parking in the provided data.",
+        "Therefore, an accurate answer cannot be provided based solely on these passages.",
+        "However, none of the passages provide information about making the dish spicy.",
+        "However, there is no direct mention of patterned rollers in this passage.",
+    ],
+)
+def test_sentences_about_the_context_itself_are_not_claims(sentence: str) -> None:
+    result = extract_claims(f"Rocks are hard. {sentence}")
+    assert texts(f"Rocks are hard. {sentence}") == ["Rocks are hard."]
+    assert [s.reason for s in result.skipped] == ["about_context"]
+
+
+def test_about_context_stays_linear_on_long_input() -> None:
+    import time
+
+    text = "The passages do not provide " + "x " * 50_000 + "."
+    start = time.perf_counter()
+    extract_claims(text)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_a_clause_starting_with_none_is_its_own_claim() -> None:
+    answer = "Thirty-one passengers were seen by medics, but none were taken to the hospital."
+    assert texts(answer) == [
+        "Thirty-one passengers were seen by medics",
+        "none were taken to the hospital.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "However, the store does not provide refunds.",
+        "None of the stores offer refunds.",
+        "There is no fee for returns in the provided policy.",
+    ],
+)
+def test_claims_about_the_world_that_sound_like_the_context_stay_claims(sentence: str) -> None:
+    assert texts(sentence) == [sentence]
+
+
+def test_nouns_coordinated_after_a_comma_are_not_split_as_a_clause() -> None:
+    answer = "The parking lot is available, but street and garage parking are not provided."
+    assert texts(answer) == [answer]

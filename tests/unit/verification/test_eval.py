@@ -216,3 +216,19 @@ def test_a_record_whose_context_breaks_the_contract_names_its_line(tmp_path: Pat
     path.write_text(json.dumps(row) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"set.jsonl:1 \(id r-1\): .*tool_results.0.status"):
         load_records(path)
+
+
+def test_threshold_score_averages_tasks_so_the_largest_does_not_decide() -> None:
+    from hallmon.verification.calibration import answer_score, task_score
+
+    # Task a: 6 answers, 5 unsupported; task b: 4 answers, one unsupported.
+    gold = np.array([True] * 5 + [False] + [True, False, False, False])
+    flag_all = np.ones(10, dtype=bool)
+    tasks = ["a"] * 6 + ["b"] * 4
+    picky = gold.copy()
+    assert task_score(gold, picky, tasks) == pytest.approx(1.0)
+    # Flag-all is good pooled (most answers are unsupported) but poor on task b.
+    per_task = (answer_score(gold[:6], flag_all[:6]) + answer_score(gold[6:], flag_all[6:])) / 2
+    assert task_score(gold, flag_all, tasks) == pytest.approx(per_task)
+    assert task_score(gold, flag_all, tasks) < answer_score(gold, flag_all)
+    assert task_score(gold, flag_all, []) == answer_score(gold, flag_all)

@@ -98,3 +98,35 @@ def test_a_denial_must_cover_the_claim_and_be_a_plain_one() -> None:
     assert check_negation("Seat selection costs 4.95 EUR.", [fee]) is None
     user = Source(source_id="u", kind="user_input", text="Opened software cannot be returned.")
     assert check_negation("Opened software can be returned.", [user]) is None
+
+
+def test_a_name_spelled_apart_or_as_initials_is_named() -> None:
+    from hallmon.verification.negation import check_names
+
+    article = Source(
+        source_id="a",
+        kind="document",
+        text="The Sky West jet landed in Buffalo, New York. Free Wi-Fi. It had five fingers.",
+    )
+    assert check_names("It landed in Buffalo, NY.", [article]) is None
+    assert check_names("The SkyWest jet offers WiFi.", [article]) is None
+    # Initials need capitalised words in a row; letters inside lower-case words do not count.
+    missing = check_names("IVF was used.", [article])
+    assert missing is not None and missing.passed is False and "IVF" in missing.detail
+
+
+def test_name_check_stays_linear_on_long_input() -> None:
+    from hallmon.verification.negation import check_names
+
+    source = Source(source_id="a", kind="document", text="New York " * 20_000)
+    start = time.perf_counter()
+    check_names("ABCDEF " * 300, [source])
+    assert time.perf_counter() - start < 5.0
+
+
+def test_a_negation_across_a_contrast_decides_nothing() -> None:
+    deer = Source(source_id="d", kind="document", text="Mule deer have a black tip on the tail.")
+    claim = "Mule deer have a black tip on their tail, while white-tailed deer do not."
+    assert check_negation(claim, [deer]) is None
+    failed = check_negation("Mule deer do not have a black tip on the tail.", [deer])
+    assert failed is not None and failed.passed is False

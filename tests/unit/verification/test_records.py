@@ -115,3 +115,134 @@ def test_tool_output_records_count() -> None:
         ("tool:crm:c1", "refund_issued", False),
         ("tool:crm:c2", "express", True),
     }
+
+
+CAFE_HOURS = {
+    "name": "The Worker Bee Cafe",
+    "hours": {
+        "Monday": "0:0-0:0",
+        "Tuesday": "8:0-14:0",
+        "Wednesday": "8:0-14:0",
+        "Thursday": "8:0-14:0",
+        "Friday": "8:0-14:30",
+        "Saturday": "8:0-14:30",
+        "Sunday": "8:0-14:0",
+    },
+}
+
+
+@pytest.fixture
+def hours() -> list[Any]:
+    from hallmon.verification.records import record_hours
+
+    return record_hours(response([json.dumps(CAFE_HOURS)]))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The cafe is open from 8:00 AM to 2:00 PM from Tuesday to Thursday.",
+        "It opens at 8 am, closes at 2:30 pm on Fridays and Saturdays, and is closed on Mondays.",
+        "They are open Tue-Sun, from 8:00 to 14:00 and until 14:30 on weekends.",
+        "The cafe is closed on Mondays.",
+    ],
+)
+def test_hours_that_agree_pass(hours: list[Any], claim: str) -> None:
+    from hallmon.verification.records import check_hours
+
+    result = check_hours(claim, hours)
+    assert result is not None and result.passed is True, result
+
+
+@pytest.mark.parametrize(
+    ("claim", "why"),
+    [
+        ("The cafe is open from Monday to Sunday.", "Monday is closed"),
+        ("Open daily from 9 am to 8 pm.", "Monday is closed"),
+        ("The cafe is open Tuesday through Friday from 8 am to 2 pm.", "Friday is 8:00-14:30"),
+        ("It is closed on Mondays and Tuesdays.", "Tuesday is open"),
+        ("They open at 7 am.", "no hours 7:00"),
+    ],
+)
+def test_hours_that_differ_fail(hours: list[Any], claim: str, why: str) -> None:
+    from hallmon.verification.records import check_hours
+
+    result = check_hours(claim, hours)
+    assert result is not None and result.passed is False
+    assert why in result.detail and "contradicts the record" in result.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["We sat in the sun on the patio.", "The staff is friendly.", "Each day brings new specials."],
+)
+def test_claims_about_no_hours_get_no_check(hours: list[Any], claim: str) -> None:
+    from hallmon.verification.records import check_hours
+
+    assert check_hours(claim, hours) is None
+
+
+def test_hours_check_stays_linear_on_long_input(hours: list[Any]) -> None:
+    import time
+
+    from hallmon.verification.records import check_hours
+
+    start = time.perf_counter()
+    check_hours("Monday to " * 50_000 + "9 am " * 10_000, hours)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_records_without_an_hours_map_give_no_hours() -> None:
+    from hallmon.verification.records import record_hours
+
+    assert record_hours(response([json.dumps(CAFE)])) == []
+    odd = {"hours": {"Monday": "by appointment"}}
+    assert record_hours(response([json.dumps(odd)])) == []
+
+
+SPARSE = {
+    "name": "Aksum",
+    "attributes": {
+        "BusinessParking": {"garage": False, "street": True, "lot": False},
+        "RestaurantsReservations": None,
+        "Music": None,
+        "WiFi": "no",
+    },
+}
+
+
+@pytest.fixture
+def sparse() -> list[Any]:
+    return record_facts(response([json.dumps(SPARSE)]))
+
+
+@pytest.mark.parametrize(
+    "claim", ["They have live music on weekends.", "Reservations are recommended on Fridays."]
+)
+def test_a_claim_asserting_an_empty_field_is_not_backed(sparse: list[Any], claim: str) -> None:
+    result = check_record(claim, sparse)
+    assert result is not None and result.passed is False
+    assert "empty (null)" in result.detail and "contradicts" not in result.detail
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "They do not play music.",
+        "There are no details on music or reservations.",
+        "Music and reservations are not specified in the data.",
+    ],
+)
+def test_denying_or_missing_an_empty_field_decides_nothing(sparse: list[Any], claim: str) -> None:
+    assert check_record(claim, sparse) is None
+
+
+def test_a_group_of_flags_answers_for_itself(sparse: list[Any]) -> None:
+    denied = check_record("It does not offer parking.", sparse)
+    assert denied is not None and denied.passed is False
+    assert "BusinessParking" in denied.detail and "contradicts" in denied.detail
+    # A named member speaks, not the group: street parking is there, a lot is not.
+    street = check_record("Street parking is available.", sparse)
+    assert street is not None and street.passed is True
+    lot = check_record("There is no parking lot.", sparse)
+    assert lot is not None and lot.passed is True

@@ -91,6 +91,16 @@ def test_passed_and_inapplicable_checks_decide_nothing() -> None:
     assert forced_outcome(checks) is None
 
 
+def test_a_record_that_backs_the_claim_decides_it() -> None:
+    # "does not offer WiFi" against "WiFi: no" reads as a contradiction to a small NLI model.
+    agrees = CheckResult(name="record", passed=True, detail="agrees with the record: WiFi=no")
+    outcome = forced_outcome([agrees])
+    assert outcome is not None and outcome.status == "supported"
+    differs = CheckResult(name="number", passed=False, detail="9 is not in the evidence")
+    failed = forced_outcome([agrees, differs])
+    assert failed is not None and failed.status == "not_found"
+
+
 def test_a_failed_check_dominates_strong_entailment() -> None:
     c = claim("Returns are accepted within 15 days.", "number")
     evs = [evidence("Returns are accepted within 14 days.", ent=0.97)]
@@ -206,3 +216,16 @@ def test_the_nli_gate_can_be_switched_off_for_ablations() -> None:
     assert NLIGate().confident(0.01, 0.95)
     assert not NLIGate().confident(0.6, 0.5)
     assert not NLIGate(enabled=False).confident(0.95, 0.01)
+
+
+def test_overlap_features_are_split_by_what_the_best_passage_is() -> None:
+    c = claim("The cafe has a patio for dogs.")
+    prose = [evidence("The cafe has a patio.", ent=0.6)]
+    record = [prose[0].model_copy(update={"derived_from": "sha256:json"})]
+    col = {name: i for i, name in enumerate(FEATURES)}
+    from_prose = features_of(c, prose, prose[0].text, lexical=0.7)
+    from_record = features_of(c, record, record[0].text, lexical=0.7)
+    assert from_prose[col["record_context"]] == 0.0 and from_record[col["record_context"]] == 1.0
+    assert from_prose[col["prose_lex"]] == pytest.approx(0.7)
+    assert from_record[col["prose_lex"]] == 0.0 and from_record[col["prose_novel"]] == 0.0
+    assert from_prose[col["prose_novel"]] == from_prose[col["novel_words"]] > 0
