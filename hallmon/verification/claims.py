@@ -105,9 +105,9 @@ def _code_content(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 # --- not claims -----------------------------------------------------------------------------
 
-_NAME = r"(?:\s+[A-Z][\w'-]*){0,2}"
+_NAME = r"(?:[\s,]+[A-Z][\w'-]*){0,2}"
 _GREETING = re.compile(
-    r"^(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening)|welcome)\b"
+    r"^(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening)|welcome(?: back)?)\b"
     + _NAME
     + r"\s*[,.!:]*$"
     + r"|^(?:best|kind|warm)?\s*(?:regards|wishes)\b.*$"
@@ -128,7 +128,8 @@ _POLITE_CORE = (
     r"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b[^,;.!?]*)?"
     r"|(?:happy|glad)\s+to\s+help\b[^,;.!?]*"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
-    r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect)"
+    r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
+    r"you'?re all set|there you go)"
     r"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b[^,;.!?]*"
     r"|(?:please\s+)?(?:let|feel free to let)\s+(?:me|us)\s+know\b[^,;.!?]*"
     r"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b[^,;.!?]*"

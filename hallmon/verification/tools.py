@@ -513,16 +513,19 @@ def ground_in_tools(
     """`checks` with the action check done on the structured calls, and the tool-fact and
     exception checks added where they apply."""
     out = [c for c in checks if c.name != "action"]
-    fact = check_tool_facts(claim.text, calls)
+    # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
+    # arrive on December 3"), so the claim finds the call it is about.
+    text = claim.statement
+    fact = check_tool_facts(text, calls)
     action = None
     if (
         any(c.name == "action" for c in checks)
         or needs_action_check(claim)
-        or _PASSIVE_DONE.search(claim.text)
-        or _MORE_PAST.search(claim.text)
+        or _PASSIVE_DONE.search(text)
+        or _MORE_PAST.search(text)
     ):
-        action = check_action(claim.text, calls)
-        if action.passed is not True and fact is not None and not _FIRST_PERSON.search(claim.text):
+        action = check_action(text, calls)
+        if action.passed is not True and fact is not None and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
             action = None

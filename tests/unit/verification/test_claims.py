@@ -44,6 +44,12 @@ def test_i_understand_alone_is_not_a_claim() -> None:
     assert result.skipped[0].reason == "politeness"
 
 
+def test_greetings_by_name_and_acknowledgements_are_not_claims() -> None:
+    result = extract_claims("Welcome back, Maria. Done! Your plan renews on 1 January.")
+    assert [c.text for c in result.claims] == ["Your plan renews on 1 January."]
+    assert [s.reason for s in result.skipped] == ["greeting", "politeness"]
+
+
 def test_a_request_to_retry_is_not_a_claim() -> None:
     result = extract_claims("The system timed out. Please try again in a few minutes.")
     assert [c.text for c in result.claims] == ["The system timed out."]

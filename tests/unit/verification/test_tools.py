@@ -204,3 +204,15 @@ def test_a_favour_done_by_a_matching_tool_call_is_granted() -> None:
     assert granted is not None and granted.passed is True and "rooms.upgrade" in granted.detail
     refused = check_exception(claim, [POLICY], [call("rooms.upgrade", {}, status="error")])
     assert refused is not None and refused.passed is False
+
+
+def test_a_coordinated_predicate_finds_its_call_through_the_shared_subject() -> None:
+    order = call("orders.get", ORDER)
+    claim = Claim(
+        id="c",
+        text="should arrive on December 2.",
+        span=Span(start=0, end=28),
+        implicit_subject="Your order A-1042",
+    )
+    checks = ground_in_tools(claim, [], [order], [])
+    assert [(c.name, c.passed) for c in checks] == [("tool_fact", True)]
