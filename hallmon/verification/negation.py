@@ -232,15 +232,43 @@ _NOT_NAMES = frozenset(
 )
 
 
+# Identifiers mixing letters and digits ("C-98", "1Z999", "RF-77"); not units or ordinals
+# ("10km", "3pm", "2nd"), which the number check reads.
+_MIXED_ID = re.compile(
+    r"(?<![\w-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][A-Za-z0-9-]{1,30}(?![\w-])"
+)
+_BRACKETED = re.compile(
+    r"\[[^\[\]\n]{0,80}\]|【[^】\n]{0,80}】|\((?:source|ref|see)[^()\n]{0,80}\)", re.I
+)
+_UNIT_LIKE = re.compile(r"^\d+(?:[.,]\d+)?[a-z]{1,3}$|^\d+(?:st|nd|rd|th)$", re.I)
+
+
+def _id_pattern(ident: str) -> str:
+    # "A-1042", "A1042" and "a 1042" are one id.
+    parts = re.findall(r"[a-z]+|\d+", ident.lower())
+    return r"(?<![a-z0-9])" + r"[\s-]?".join(parts) + r"(?![a-z0-9])"
+
+
 def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
-    """Fails when the claim names an acronym or brand that occurs in no source; None when
-    it names none, or all of them occur."""
+    """Fails when the claim names an acronym, brand or identifier ("card C-98") that occurs in
+    no source; None when it names none, or all of them occur."""
     names = {m.group(0) for m in _BRAND.finditer(claim_text[:2000])} - _NOT_NAMES
-    if not names or not sources:
+    # Citation markers ("[doc-3]") name sources, which the citation check judges.
+    bare = _BRACKETED.sub(" ", claim_text[:2000])
+    given = {re.sub(r"[^a-z0-9]", "", s.source_id.lower()) for s in sources}
+    ids = {
+        m.group(0)
+        for m in _MIXED_ID.finditer(bare)
+        if not _UNIT_LIKE.match(m.group(0))
+        and not _BRAND.fullmatch(m.group(0))
+        and re.sub(r"[^a-z0-9]", "", m.group(0).lower()) not in given
+    }
+    if not (names or ids) or not sources:
         return None
     text = " ".join(s.text for s in sources)
     haystack = text.lower()
     unmatched = [n for n in names if not re.search(_spelled(n), haystack)]
+    unmatched += [i for i in ids if not re.search(_id_pattern(i), haystack)]
     initials = _initials(text) if unmatched else frozenset()
     missing = sorted(n for n in unmatched if n not in initials)
     if not missing:

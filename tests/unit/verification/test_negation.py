@@ -130,3 +130,14 @@ def test_a_negation_across_a_contrast_decides_nothing() -> None:
     assert check_negation(claim, [deer]) is None
     failed = check_negation("Mule deer do not have a black tip on the tail.", [deer])
     assert failed is not None and failed.passed is False
+
+
+def test_an_identifier_no_source_holds_fails_the_name_check() -> None:
+    from hallmon.verification.negation import check_names
+
+    card = Source(source_id="t", kind="tool_result", text="Card id: C-88. Order A1042. 10km.")
+    result = check_names("I have frozen your card C-98.", [card])
+    assert result is not None and result.passed is False and "C-98" in result.detail
+    # The same id spelled another way, units and ordinals are no made-up ids.
+    assert check_names("Order A-1042 and card C-88 are done.", [card]) is None
+    assert check_names("It is 12km away, on the 4th floor.", [card]) is None
