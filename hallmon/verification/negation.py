@@ -232,15 +232,15 @@ _NOT_NAMES = frozenset(
 )
 
 
-# Identifiers mixing letters and digits ("C-98", "1Z999", "RF-77"); not units or ordinals
-# ("10km", "3pm", "2nd"), which the number check reads.
+# Identifiers mixing capitals and digits ("C-98", "1Z999", "RF-77"); not units, ordinals or
+# compounds ("10KM", "3PM", "2nd", "4-star"), which the number check reads.
 _MIXED_ID = re.compile(
-    r"(?<![\w-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][A-Za-z0-9-]{1,30}(?![\w-])"
+    r"(?<![\w.,-])(?=[\w-]*[A-Z])(?=[\w-]*\d)[A-Za-z0-9][A-Za-z0-9-]{1,30}(?![\w-])"
 )
 _BRACKETED = re.compile(
     r"\[[^\[\]\n]{0,80}\]|【[^】\n]{0,80}】|\((?:source|ref|see)[^()\n]{0,80}\)", re.I
 )
-_UNIT_LIKE = re.compile(r"^\d+(?:[.,]\d+)?[a-z]{1,3}$|^\d+(?:st|nd|rd|th)$", re.I)
+_UNIT_LIKE = re.compile(r"^\d+(?:[a-z]{1,3}|st|nd|rd|th|-[a-z]+)$", re.I)
 
 
 def _id_pattern(ident: str) -> str:
