@@ -50,6 +50,14 @@ _SCOPED = re.compile(
     re.I,
 )
 _WORDS = re.compile(r"[^\W_]+")
+# Predicates that deny availability as a whole ("not supported", "not allowed"): the claim need
+# not repeat the word, only what is unavailable.
+_AVAILABILITY = frozenset(
+    content_tokens(
+        "supported available allowed permitted offered possible accepted included eligible "
+        "covered provided"
+    )
+)
 # Negation words as `content_tokens` leaves them ("doesn't" -> "doesn").
 _NEGATION_TOKENS = frozenset(
     {
@@ -121,11 +129,15 @@ def _denial(
         if source.kind == "user_input":
             continue
         for sentence, said, negated_word in _negated_sentences(source.text):
-            shared = len(said & words)
-            if shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
-                continue
             if negated_word not in words:
-                continue  # "costs 4.95 EUR and is not refundable" denies "refundable" only
+                if negated_word not in _AVAILABILITY:
+                    continue  # "costs 4.95 EUR and is not refundable" denies "refundable" only
+                # "Cash withdrawals abroad are not supported": what is denied is the subject,
+                # which the claim must state ("You can withdraw cash abroad").
+                said = said - {negated_word}
+            shared = len(said & words)
+            if shared < 2 or shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
+                continue
             # "Not accepted after 30 days" denies nothing that "accepted within 30 days" states.
             if _OUTSIDE.search(sentence) and _INSIDE.search(claim_text):
                 continue

@@ -141,3 +141,17 @@ def test_an_identifier_no_source_holds_fails_the_name_check() -> None:
     # The same id spelled another way, units and ordinals are no made-up ids.
     assert check_names("Order A-1042 and card C-88 are done.", [card]) is None
     assert check_names("It is 12km away, on the 4th floor.", [card]) is None
+
+
+def test_a_denied_availability_needs_only_the_subject_restated() -> None:
+    fees = Source(
+        source_id="fees",
+        kind="document",
+        text="Cash withdrawals abroad are not supported on the Basic account. "
+        "Pets are not allowed.",
+    )
+    result = check_negation("You can withdraw cash abroad with your Basic account.", [fees])
+    assert result is not None and "denies" in result.detail
+    assert check_negation("Small pets are allowed in the rooms.", [fees]) is not None
+    # One shared word is no restatement.
+    assert check_negation("Pets are welcome.", [fees]) is None
