@@ -102,6 +102,13 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
 
 
+def _failed(what: str, sentence: str) -> CheckResult:
+    """A failed negation check quoting the source sentence; "(contradicts it)" makes the claim
+    `contradicted`, not `not_found` (`verdicts.forced_outcome`)."""
+    shown = " ".join(sentence.split())[:90]
+    return CheckResult(name="negation", passed=False, detail=f"{what}: “{shown}” (contradicts it)")
+
+
 @lru_cache(maxsize=256)
 def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]:
     """A source's plainly negated sentences: the sentence, its content words (negation words
@@ -141,13 +148,7 @@ def _denial(
             # "Not accepted after 30 days" denies nothing that "accepted within 30 days" states.
             if _OUTSIDE.search(sentence) and _INSIDE.search(claim_text):
                 continue
-            shown = " ".join(sentence.split())[:90]
-            return CheckResult(
-                name="negation",
-                passed=False,
-                detail=f"{source.source_id} denies what the claim states: “{shown}” "
-                "(contradicts it)",
-            )
+            return _failed(f"{source.source_id} denies what the claim states", sentence)
     return None
 
 
@@ -181,12 +182,8 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                 and _PRICED.search(sentence)
                 and not _FREE.search(sentence)
             ):
-                shown = " ".join(sentence.split())[:90]
-                return CheckResult(
-                    name="negation",
-                    passed=False,
-                    detail=f"the claim says free but {source.source_id} states a price: “{shown}” "
-                    "(contradicts it)",
+                return _failed(
+                    f"the claim says free but {source.source_id} states a price", sentence
                 )
             if free:
                 continue
@@ -195,13 +192,7 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     return None  # the source says it negatively too
                 if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
                     return None  # the negated outside of the source's limit
-                shown = " ".join(sentence.split())[:90]
-                return CheckResult(
-                    name="negation",
-                    passed=False,
-                    detail=f"the claim negates what {source.source_id} states: “{shown}” "
-                    "(contradicts it)",
-                )
+                return _failed(f"the claim negates what {source.source_id} states", sentence)
     return None
 
 

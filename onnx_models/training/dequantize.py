@@ -128,26 +128,16 @@ def agreement(model_dir: Path, checkpoint: Path, rows: int = 800) -> float:
     import torch
     from hallmon.onnx_models.runtime import OnnxNLIModel
     from hallmon.onnx_models.training.data import NLI_DEV, read_jsonl
+    from hallmon.onnx_models.training.train import load_tokenizer, predict
     from transformers import AutoModelForSequenceClassification
 
     pairs = [(str(r["premise"]), str(r["hypothesis"])) for r in read_jsonl(NLI_DEV)][:rows]
-    onnx_probs = np.asarray(OnnxNLIModel.from_dir(model_dir).predict(pairs))
-    model = AutoModelForSequenceClassification.from_pretrained(str(checkpoint)).eval()
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(checkpoint / "tokenizer.json"))
-    tok.enable_padding(pad_id=0)
-    labels: list[np.ndarray] = []
+    onnx = OnnxNLIModel.from_dir(model_dir)
+    model = AutoModelForSequenceClassification.from_pretrained(str(checkpoint))
+    tok = load_tokenizer(checkpoint / "tokenizer.json", onnx.max_length)
     with torch.no_grad():
-        for s in range(0, len(pairs), 64):
-            encs = tok.encode_batch(pairs[s : s + 64])
-            inputs = {
-                "input_ids": torch.tensor([e.ids for e in encs]),
-                "attention_mask": torch.tensor([e.attention_mask for e in encs]),
-                "token_type_ids": torch.tensor([e.type_ids for e in encs]),
-            }
-            labels.append(model(**inputs).logits.argmax(-1).numpy())
-    return float((np.concatenate(labels) == onnx_probs.argmax(-1)).mean())
+        logits = predict(model, tok.encode_batch(pairs))
+    return float((logits.argmax(-1) == np.asarray(onnx.predict(pairs)).argmax(-1)).mean())
 
 
 def main(argv: list[str] | None = None) -> None:
