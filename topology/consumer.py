@@ -25,7 +25,17 @@ under load: an answer lost in about one run in three):
    after a seek, so a real gap in the log (transaction markers, compaction) was marked one
    offset short. Here the read offset is always the next offset to read.
 
-A fifth, a message acked although its handler raised or was cancelled (faust acks in a
+5. **Records cleared from the agents' queues.** faust clears every agent's queue when flow
+   resumes at the end of a rebalance, while its fetch loop has been running since the
+   partitions were resumed (before their seek): records fetched and queued in between are
+   thrown away, never handled, and the read position is already past them (a restarted
+   assembler lost the last chunk and the end of a stream this way, which then timed out).
+   Here the records a clear throws away are noted and their partitions read again from the
+   oldest of them. And where no offset was committed, reading restarts from the log's start
+   offset as the broker reports it, not from the fetch position, which the running loop may
+   already have moved past the records it queued.
+
+A sixth, a message acked although its handler raised or was cancelled (faust acks in a
 `finally`), is closed where the agents iterate: `hallmon.workers.publishing.handled_messages`.
 """
 
@@ -33,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -60,9 +71,18 @@ class ReadPositions:
     reseeked: dict[Any, int] = field(default_factory=dict)
     epoch: int = 0
 
-    def new_epoch(self) -> None:
-        """A seek begins or ends: a record handed out across it does not move the position."""
+    seeks_running: int = 0
+
+    @contextlib.contextmanager
+    def seeking(self) -> Iterator[None]:
+        """Around a seek: a record handed out across it does not move the position."""
         self.epoch += 1
+        self.seeks_running += 1
+        try:
+            yield
+        finally:
+            self.seeks_running -= 1
+            self.epoch += 1
 
     def admit(self, tp: Any, offset: int) -> tuple[Admission, tuple[int, int] | None]:
         """What to do with the record at `offset`, and the offsets [from, to] the log does not
@@ -87,6 +107,28 @@ class ReadPositions:
             self.next_offset[tp] = offset + 1
 
 
+def cleared_offsets(items: Iterable[Any], wanted: Callable[[str], bool]) -> dict[Any, int]:
+    """The oldest offset per partition among queued events (items with a `.message`) of the
+    topics `wanted` says are agents' inputs: what a queue clear throws away unhandled."""
+    oldest: dict[Any, int] = {}
+    for item in items:
+        message = getattr(item, "message", None)
+        tp = getattr(message, "tp", None)
+        offset = getattr(message, "offset", None)
+        if tp is None or not isinstance(offset, int) or not wanted(tp.topic):
+            continue
+        oldest[tp] = min(oldest.get(tp, offset), offset)
+    return oldest
+
+
+def rewind_offset(cleared: int, committed: int | None, next_offset: int | None) -> int:
+    """Where to read a partition again after a clear threw away its records from `cleared`
+    on: never below what is committed (handled already), never past where the loop already
+    expects to continue (it will read those anyway, once)."""
+    target = cleared if committed is None else max(cleared, committed)
+    return target if next_offset is None else min(target, next_offset)
+
+
 def commit_offset(acked: list[int], head: int | None) -> tuple[int | None, int]:
     """The offset to commit from the sorted `acked` offsets and the first offset not yet known
     handled (`head`): one past the run of consecutive acked offsets that starts at `head`, or
@@ -107,13 +149,54 @@ class OrderedConsumer(aiokafka_driver.Consumer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._positions = ReadPositions()
+        # Partition -> oldest offset a flow-control clear threw out of an agent's queue.
+        self._rewinds: dict[Any, int] = {}
+        self._watch_queue_clears(self.app.flow_control)
+
+    def _watch_queue_clears(self, flow_control: Any) -> None:
+        """Note what each clear of the agents' queues throws away (fix 5): faust calls
+        `flow_control.clear()` on every resume and around rebalances."""
+        clear = flow_control.clear
+        wanted = self.app.topics.acks_enabled_for
+
+        def noting_clear() -> None:
+            for queue in list(flow_control._queues):
+                queued = list(getattr(queue, "_queue", ()))
+                for tp, offset in cleared_offsets(queued, wanted).items():
+                    self._rewinds[tp] = min(self._rewinds.get(tp, offset), offset)
+            clear()
+
+        flow_control.clear = noting_clear
+
+    async def _rewind_cleared(self) -> None:
+        """Read again, from the oldest, the records a queue clear threw away (fix 5)."""
+        rewinds, self._rewinds = self._rewinds, {}
+        assigned = self.assignment()
+        for tp, cleared in sorted(rewinds.items(), key=lambda item: str(item[0])):
+            if tp not in assigned:
+                continue  # given away: its new owner reads it from the committed offset
+            offset = rewind_offset(
+                cleared, self._committed_offset.get(tp), self._positions.next_offset.get(tp)
+            )
+            self.log.info(
+                "%s: records from %d were cleared from the agents' queue unhandled; reading "
+                "again from %d",
+                tp,
+                cleared,
+                offset,
+            )
+            await self._seek_to(tp, offset)
+
+    async def _seek_to(self, tp: Any, offset: int) -> None:
+        with self._positions.seeking():
+            await self.seek_wait({tp: offset})
+            self._positions.next_offset[tp] = offset
 
     async def perform_seek(self) -> None:
         positions = self._positions
-        positions.new_epoch()
-        await super().perform_seek()
-        positions.next_offset.update(self._read_offset)
-        positions.new_epoch()
+        with positions.seeking():
+            await super().perform_seek()
+            positions.next_offset.update(self._read_offset)
 
     async def seek_to_committed(self) -> Any:
         committed: dict[Any, int | None] = dict(await super().seek_to_committed())
@@ -128,18 +211,18 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         ]  # the agents' input topics only: changelogs are positioned by table recovery
         if unset and self.app.conf.consumer_auto_offset_reset == "earliest":
             await self._thread.seek_to_beginning(*unset)
-            for tp in unset:
-                # Where reading starts now, so a record from a batch fetched before the seek is
-                # recognised as out of place.
-                with contextlib.suppress(asyncio.TimeoutError):
-                    committed[tp] = await asyncio.wait_for(self._thread.position(tp), 30.0)
+            # Where reading starts now, so a record from a batch fetched before the seek is
+            # recognised as out of place: the log's start as the broker says, not the fetch
+            # position, which the running fetch loop may already have moved (fix 5).
+            with contextlib.suppress(asyncio.TimeoutError):
+                starts = await asyncio.wait_for(self._thread.earliest_offsets(*unset), 30.0)
+                committed.update({tp: starts[tp] for tp in unset if tp in starts})
         return committed
 
     async def seek(self, partition: Any, offset: int) -> None:
-        self._positions.new_epoch()
-        await super().seek(partition, offset)
-        self._positions.next_offset[partition] = offset
-        self._positions.new_epoch()
+        with self._positions.seeking():
+            await super().seek(partition, offset)
+            self._positions.next_offset[partition] = offset
 
     async def _reseek(self, tp: Any, seen: int) -> None:
         expected = self._positions.next_offset.get(tp)
@@ -152,10 +235,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             expected,
             expected,
         )
-        self._positions.new_epoch()
-        await self.seek_wait({tp: expected})
-        self._positions.next_offset[tp] = expected
-        self._positions.new_epoch()
+        await self._seek_to(tp, expected)
 
     async def on_stop(self) -> None:
         # faust skips the final commit when `stream_wait_empty` is set (it waits for the agents
@@ -208,6 +288,8 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         since_yield = 0
         try:
             while not (consumer_should_stop() or fetcher_should_stop()):
+                if self._rewinds and not positions.seeks_running:
+                    await self._rewind_cleared()
                 self.diag.set_flag(CONSUMER_FETCHING)
                 batch = self.getmany(timeout=1.0)
                 await self.sleep(0)
@@ -255,4 +337,11 @@ def install_ordered_consumer(app: Any) -> None:
     app.transport.Consumer = OrderedConsumer
 
 
-__all__ = ["OrderedConsumer", "ReadPositions", "commit_offset", "install_ordered_consumer"]
+__all__ = [
+    "OrderedConsumer",
+    "ReadPositions",
+    "cleared_offsets",
+    "commit_offset",
+    "install_ordered_consumer",
+    "rewind_offset",
+]

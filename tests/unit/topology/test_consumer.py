@@ -11,7 +11,13 @@ from unittest.mock import patch
 
 from faust.transport.drivers.aiokafka import Consumer as FaustConsumer
 from faust.types import TP
-from hallmon.topology.consumer import OrderedConsumer, ReadPositions, commit_offset
+from hallmon.topology.consumer import (
+    OrderedConsumer,
+    ReadPositions,
+    cleared_offsets,
+    commit_offset,
+    rewind_offset,
+)
 from intervaltree import IntervalTree
 
 P0 = TP("agent.traces", 0)
@@ -79,9 +85,8 @@ def test_a_record_handed_out_across_a_seek_does_not_move_the_position() -> None:
     positions = ReadPositions(next_offset={P0: 28})
     epoch = positions.epoch
     assert positions.admit(P0, 28) == ("deliver", None)
-    positions.new_epoch()  # the seek begins
-    positions.next_offset[P0] = 28
-    positions.new_epoch()  # and ends
+    with positions.seeking():
+        positions.next_offset[P0] = 28
     positions.delivered(P0, 28, epoch)
     assert positions.next_offset[P0] == 28
     assert positions.admit(P0, 28) == ("deliver", None)
@@ -117,7 +122,11 @@ class FakeThread:
         self.sought.extend(tps)
 
     async def position(self, tp: Any) -> int:
-        return self.beginning
+        # The fetch position: the running fetch loop has already read past what it queued.
+        return self.beginning + 7
+
+    async def earliest_offsets(self, *tps: Any) -> dict[Any, int]:
+        return {tp: self.beginning for tp in tps}
 
 
 def test_partitions_without_a_commit_start_from_the_beginning_after_a_seek() -> None:
@@ -138,7 +147,70 @@ def test_partitions_without_a_commit_start_from_the_beginning_after_a_seek() -> 
     with patch.object(FaustConsumer, "seek_to_committed", committed):
         result = asyncio.run(consumer.seek_to_committed())
     assert thread.sought == [P0]  # not the committed one, not the changelog (table recovery's)
-    assert result[P0] == 3  # where reading starts, so a stale record is seen as out of place
+    # where reading starts (the log's start, not the fetch position), so a stale record is
+    # seen as out of place and nothing queued before the seek is taken as read
+    assert result[P0] == 3
+
+
+def queued(topic: str, partition: int, offset: int) -> Any:
+    return SimpleNamespace(message=SimpleNamespace(tp=TP(topic, partition), offset=offset))
+
+
+def test_a_queue_clear_notes_the_oldest_input_record_it_throws_away() -> None:
+    # A restarted assembler queued offsets 5 and 6 (the last chunk and the end of a stream)
+    # while its partitions were being sought; the resume cleared them unhandled.
+    items = [
+        queued("agent.traces", 4, 6),
+        queued("agent.traces", 4, 5),
+        queued("agent.traces", 1, 9),
+        queued("hallmon-assembler-streams-changelog", 4, 2),  # table recovery's, not an input
+        "an item that is not an event",
+    ]
+    oldest = cleared_offsets(items, lambda topic: topic == "agent.traces")
+    assert oldest == {TP("agent.traces", 4): 5, TP("agent.traces", 1): 9}
+
+
+def test_a_rewind_goes_back_to_the_cleared_record_but_not_below_the_commit() -> None:
+    assert rewind_offset(5, None, 7) == 5  # the loop had moved past them: read them again
+    assert rewind_offset(5, 6, 7) == 6  # 5 was handled and committed (a stale record)
+    assert rewind_offset(5, None, 3) == 3  # the loop already continues from before them
+    assert rewind_offset(5, None, None) == 5
+
+
+def test_the_consumer_reads_cleared_records_again() -> None:
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer._positions = ReadPositions(next_offset={P0: 7})
+    consumer._rewinds = {}
+    consumer._committed_offset = defaultdict(lambda: None)
+    sought: list[dict[Any, int]] = []
+
+    async def seek_wait(offsets: dict[Any, int]) -> None:
+        sought.append(offsets)
+
+    class FlowControl:
+        def __init__(self) -> None:
+            self._queues = [SimpleNamespace(_queue=[queued("agent.traces", 0, 5)])]
+            self.cleared = 0
+
+        def clear(self) -> None:
+            self.cleared += 1
+
+    flow = FlowControl()
+    consumer.app = SimpleNamespace(
+        topics=SimpleNamespace(acks_enabled_for=lambda topic: topic == "agent.traces")
+    )
+    consumer.seek_wait = seek_wait  # type: ignore[method-assign]
+    consumer.assignment = lambda: {P0}  # type: ignore[method-assign]
+    consumer.log = SimpleNamespace(info=lambda *args: None)
+    consumer._watch_queue_clears(flow)
+    flow.clear()  # what faust's resume does
+    assert flow.cleared == 1  # faust's clear still runs
+    assert consumer._rewinds == {P0: 5}
+    asyncio.run(consumer._rewind_cleared())
+    assert sought == [{P0: 5}]
+    assert consumer._positions.next_offset[P0] == 5
+    assert consumer._positions.seeks_running == 0
+    assert consumer._rewinds == {}
 
 
 def test_every_role_gets_the_ordered_consumer() -> None:
