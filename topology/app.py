@@ -10,6 +10,8 @@ topic after a crash or a rebalance.
 from __future__ import annotations
 
 import ssl
+import tempfile
+from pathlib import Path
 from typing import Any, Literal
 
 import faust
@@ -67,6 +69,9 @@ def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.A
         "broker": broker_url(settings.kafka),
         "broker_credentials": broker_credentials(settings.kafka),
         "store": "memory://",
+        # Tables live in memory (their changelog is the durable copy): faust's data folder
+        # holds nothing worth keeping, so it goes to the temp dir, not the worker's cwd.
+        "datadir": str(Path(tempfile.gettempdir()) / "{conf.id}-data"),
         "web_enabled": False,
         "autodiscover": False,
         # A table's changelog must have as many partitions as the topic it is built from.

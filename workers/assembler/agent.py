@@ -19,6 +19,7 @@ from typing import Any
 import faust
 from hallmon.schemas import AssembledResponse, Limits, decode_trace_event, encode
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.assembler import store
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
 from hallmon.workers.publishing import (
     guarded,
@@ -49,9 +50,13 @@ class AssemblerRuntime:
     progress_ms: dict[int, int] = field(default_factory=dict)
     seen_at: dict[int, float] = field(default_factory=dict)
     locks: KeyLocks = field(default_factory=lambda: KeyLocks())
-    # key -> (the stored bytes, their state without chunks or context): the timeout scan's
-    # view, refreshed only when the stored bytes change.
+    # key -> (the stored header bytes, their state without chunks or context): the timeout
+    # scan's view, refreshed only when the stored header changes.
     headers: dict[str, tuple[bytes, StreamState]] = field(default_factory=dict)
+    # key -> (the stored header bytes, the whole state they head): open streams, so an event
+    # does not rebuild its stream from its parts; stale once the table holds other bytes
+    # (a write, or a table restored after a rebalance).
+    states: dict[str, tuple[bytes, StreamState]] = field(default_factory=dict)
 
 
 class KeyLocks:
@@ -147,7 +152,7 @@ async def assemble_message(rt: AssemblerRuntime, msg: Any, limits: Limits) -> No
         traceparent,
         **{"hallmon.response_id": trace.response_id, "hallmon.event": trace.type},
     ):
-        async with rt.locks.hold(trace.response_id):
+        async with rt.locks.hold(store.header_key(trace.response_id)):
             await _assemble_locked(rt, msg, trace, traceparent, event_ms)
 
 
@@ -165,8 +170,8 @@ def _note_progress(rt: AssemblerRuntime, msg: Any) -> int | None:
 async def _assemble_locked(
     rt: AssemblerRuntime, msg: Any, trace: Any, traceparent: str | None, event_ms: int | None
 ) -> None:
-    raw = rt.table.get(trace.response_id)
-    state = StreamState.from_bytes(raw) if raw else None
+    key = store.header_key(trace.response_id)
+    state = load_state(rt, key)
     step = rt.assembler.apply(
         state,
         trace,
@@ -184,7 +189,23 @@ async def _assemble_locked(
             exc_or_reason=step.dead_letter,
             message=msg,
         )
-    await _perform(rt, trace.response_id, state, step)
+    await _perform(rt, key, state, step)
+
+
+def load_state(rt: AssemblerRuntime, key: str) -> StreamState | None:
+    """The stream's whole state as stored: from the cache while the table still holds the
+    header it was cached for, else rebuilt from the header and its parts."""
+    raw = rt.table.data.get(key)
+    if not raw:
+        rt.states.pop(key, None)
+        return None
+    cached = rt.states.get(key)
+    if cached is not None and cached[0] is raw:
+        return cached[1]
+    state = store.load(raw, rt.table.data.get)
+    if state.is_open:
+        rt.states[key] = (raw, state)
+    return state
 
 
 def _active_partitions(rt: AssemblerRuntime) -> set[int] | None:
@@ -216,6 +237,8 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
     open_count = 0
     keys: set[str] = set()
     for key, raw in list(rt.table.items()):
+        if store.is_part_key(key):
+            continue
         keys.add(key)
         head = _header(rt, key, raw)
         if head.partition is not None and head.partition not in active:
@@ -229,10 +252,9 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
         async with rt.locks.hold(key):
             # Compare-and-set: act only on the state as it is now, not the snapshot; the
             # whole state is parsed only here, for a stream that is due.
-            current = rt.table.data.get(key)
-            if current is None:
+            state = load_state(rt, key)
+            if state is None:
                 continue
-            state = StreamState.from_bytes(current)
             step = _expire(rt, state, time.time())
             if step.emit is None and not step.changes_state:
                 continue
@@ -242,6 +264,8 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
                 await _perform(rt, key, state, step)
     for stale in set(rt.headers) - keys:
         del rt.headers[stale]
+    for stale in set(rt.states) - keys:
+        del rt.states[stale]
     rt.open_streams = open_count
 
 
@@ -251,7 +275,7 @@ def _header(rt: AssemblerRuntime, key: str, raw: bytes) -> StreamState:
     cached = rt.headers.get(key)
     if cached is not None and cached[0] is raw:
         return cached[1]
-    head = StreamState.from_bytes(raw).model_copy(
+    head = store.load(raw, lambda _: None).model_copy(
         update={
             "chunks": {},
             "seen_event_ids": [],
@@ -289,34 +313,46 @@ async def _perform(
         await publish_response(rt, step.emit)
     was_open = old is not None and old.is_open
     if step.delete:
-        await _write(rt, key, None, old.partition if old else None)
+        await _store(rt, key, old, None)
     elif step.state is not None:
-        await _write(rt, key, step.state.to_bytes(), step.state.partition)
+        await _store(rt, key, old, step.state)
         rt.open_streams += int(step.state.is_open) - int(was_open)
     rt.open_streams = max(rt.open_streams, 0)
 
 
-async def _write(
-    rt: AssemblerRuntime, key: str, value: bytes | None, partition: int | None
+async def _store(
+    rt: AssemblerRuntime, key: str, old: StreamState | None, new: StreamState | None
 ) -> None:
-    """Store (or delete) a stream's state and wait until its changelog write is acknowledged.
+    """Write what changed from `old` to `new` (None: forget the stream) and wait until the
+    changelog has acknowledged all of it.
 
     Awaited on purpose: faust commits an input offset once the handler returned, so the state
     an event changed is durable before its offset is; a crash or a rebalance in between can
     no longer lose a chunk (a `table[key] = value` only buffered the changelog write). The
     state records its source partition, so the timer (which has no current event) keeps the
-    changelog co-partitioned with the traces topic too.
+    changelog co-partitioned with the traces topic too. Only the parts the event added and
+    the small header are written (`store`), not the whole state.
     """
+    latest = new if new is not None else old
+    partition = latest.partition if latest is not None else None
     if partition is None:
         log.error("stream %s has no recorded partition; leaving it for the next event", key)
         return
-    if value is None:
-        rt.table.data.pop(key, None)
-        sent = rt.table.send_changelog(partition, key, None, value_serializer="raw")
+    sent = []
+    for part, value in store.changes(old, new):
+        if value is None:
+            rt.table.data.pop(part, None)
+            sent.append(rt.table.send_changelog(partition, part, None, value_serializer="raw"))
+        else:
+            rt.table.data[part] = value
+            sent.append(rt.table.send_changelog(partition, part, value))
+    header = rt.table.data.get(key)
+    if new is not None and new.is_open and header is not None:
+        rt.states[key] = (header, new)
     else:
-        rt.table.data[key] = value
-        sent = rt.table.send_changelog(partition, key, value)
-    await sent
+        rt.states.pop(key, None)
+    for pending in sent:
+        await pending
 
 
 async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) -> None:

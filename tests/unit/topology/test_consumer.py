@@ -4,6 +4,7 @@ pass a message still being handled (`hallmon.topology.consumer`)."""
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from collections import defaultdict
 from types import SimpleNamespace
 from typing import Any
@@ -223,3 +224,5 @@ def test_every_role_gets_the_ordered_consumer() -> None:
         assert app.transport.Consumer is OrderedConsumer
         # only the assembler keeps a table whose writes must not outlive a revocation
         assert app.conf.stream_wait_empty is (role == "assembler")
+        # faust's data folder (nothing in it: tables are in memory) stays out of the cwd
+        assert str(app.conf.datadir).startswith(tempfile.gettempdir())

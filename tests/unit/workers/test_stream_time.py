@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from hallmon.schemas import AssembledResponse, TraceEvent, decode, decode_trace_event
 from hallmon.topology.settings import HallmonSettings
+from hallmon.workers.assembler import store
 from hallmon.workers.assembler.agent import AssemblerRuntime, KeyLocks, scan_streams
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, StreamState
 from hallmon.workers.telemetry import Telemetry
@@ -147,13 +148,13 @@ def test_scan_parses_a_stored_state_once_per_write(monkeypatch: Any) -> None:
         table = FakeTable(snapshot={"r-1": raw}, data={"r-1": raw})
         rt = runtime(table)
         parsed: list[bytes] = []
-        original = StreamState.from_bytes
+        original = store.load
 
-        def counting(data: bytes) -> StreamState:
+        def counting(data: bytes, lookup: Any) -> StreamState:
             parsed.append(data)
-            return original(data)
+            return original(data, lookup)
 
-        monkeypatch.setattr(StreamState, "from_bytes", staticmethod(counting))
+        monkeypatch.setattr(store, "load", counting)
         for _ in range(5):
             await scan_streams(rt)
         assert len(parsed) == 1 and rt.open_streams == 1 and rt.responses.sent == []
