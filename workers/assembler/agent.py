@@ -57,6 +57,9 @@ class AssemblerRuntime:
     # does not rebuild its stream from its parts; stale once the table holds other bytes
     # (a write, or a table restored after a rebalance).
     states: dict[str, tuple[bytes, StreamState]] = field(default_factory=dict)
+    # The table's header keys (not its parts), indexed once per consumer generation.
+    stream_keys: set[str] = field(default_factory=set)
+    keys_generation: int | None = None
 
 
 class KeyLocks:
@@ -236,8 +239,10 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
         rt.seen_at.setdefault(partition, now)
     open_count = 0
     keys: set[str] = set()
-    for key, raw in list(rt.table.items()):
-        if store.is_part_key(key):
+    for key in list(_stream_keys(rt)):
+        raw = rt.table.data.get(key)
+        if raw is None:
+            rt.stream_keys.discard(key)
             continue
         keys.add(key)
         head = _header(rt, key, raw)
@@ -267,6 +272,17 @@ async def scan_streams(rt: AssemblerRuntime) -> None:
     for stale in set(rt.states) - keys:
         del rt.states[stale]
     rt.open_streams = open_count
+
+
+def _stream_keys(rt: AssemblerRuntime) -> set[str]:
+    """The table's stream (header) keys, without walking every part key on each tick: indexed
+    once per consumer generation (a rebalance restores the table from the changelog), then
+    kept by this worker's own writes, the only other way the table changes."""
+    generation = getattr(rt.app, "consumer_generation_id", None)
+    if generation is None or generation != rt.keys_generation:
+        rt.stream_keys = {key for key in list(rt.table.data) if not store.is_part_key(key)}
+        rt.keys_generation = generation
+    return rt.stream_keys
 
 
 def _header(rt: AssemblerRuntime, key: str, raw: bytes) -> StreamState:
@@ -346,6 +362,10 @@ async def _store(
         else:
             rt.table.data[part] = value
             sent.append(rt.table.send_changelog(partition, part, value))
+    if new is None:
+        rt.stream_keys.discard(key)
+    else:
+        rt.stream_keys.add(key)
     header = rt.table.data.get(key)
     if new is not None and new.is_open and header is not None:
         rt.states[key] = (header, new)

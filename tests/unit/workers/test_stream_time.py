@@ -160,3 +160,27 @@ def test_scan_parses_a_stored_state_once_per_write(monkeypatch: Any) -> None:
         assert len(parsed) == 1 and rt.open_streams == 1 and rt.responses.sent == []
 
     asyncio.run(scenario())
+
+
+def test_scan_walks_stream_headers_not_their_parts() -> None:
+    async def scenario() -> None:
+        state = open_stream(now=time.time())
+        table = FakeTable(snapshot={}, data={})
+        for key, value in store.changes(None, state):
+            assert value is not None
+            table.data[key] = value
+        assert len(table.data) > 1  # the header and its parts
+        rt = runtime(table)
+        rt.app.consumer_generation_id = 1  # type: ignore[attr-defined]
+        await scan_streams(rt)
+        assert rt.stream_keys == {"r-1"} and rt.open_streams == 1
+        # A rebalance restored another stream into the table: indexed at the next generation.
+        other = store.header_bytes(state.model_copy(update={"response_id": "r-2"}))
+        table.data["r-2"] = other
+        await scan_streams(rt)
+        assert rt.stream_keys == {"r-1"}
+        rt.app.consumer_generation_id = 2  # type: ignore[attr-defined]
+        await scan_streams(rt)
+        assert rt.stream_keys == {"r-1", "r-2"} and rt.open_streams == 2
+
+    asyncio.run(scenario())
