@@ -234,9 +234,18 @@ class MonitorResult(Contract):
         le=1.0,
         description="Share of the citations that are precise; None when the answer cites nothing",
     )
+    flagged_spans: list[Span] = Field(
+        default_factory=list,
+        description="Where in the answer the verdict places what is unsupported: the spans of "
+        "the claims that are not supported and whose p_unsupported reaches the calibration's "
+        "`unclear` threshold, in order. Empty when the action is allow (the verdict found "
+        "nothing to act on), so a consumer can highlight them as they are",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> MonitorResult:
+        if self.action == "allow" and self.flagged_spans:
+            raise ValueError("an allow verdict flags no span")
         if self.state == "unavailable" and self.unavailable_reason is None:
             raise ValueError("state 'unavailable' needs an unavailable_reason")
         if self.state != "unavailable" and self.unavailable_reason is not None:

@@ -11,8 +11,8 @@ Metrics, for the verifier and the baseline alike:
 - answer level: precision, recall and F1 of the *unsupported* class, balanced accuracy; overall
   and per task. The verifier calls an answer unsupported when its action is in
   `unsupported_actions` (warn or block by default);
-- span level: character-level precision/recall/F1 of the flagged parts (claims whose status is
-  not `supported`; sentences under the threshold for the baseline) against the gold spans,
+- span level: character-level precision/recall/F1 of the flagged parts (the verdict's
+  `flagged_spans`; sentences under the threshold for the baseline) against the gold spans,
   summed over all answers (micro).
 
 The lexical baseline is the seed's `lexical_support` verifier: each answer sentence (from
@@ -264,9 +264,7 @@ def report(name: str, records: Sequence[Record], preds: Sequence[Prediction]) ->
 def verifier_prediction(
     record: Record, result: MonitorResult, unsupported_actions: Sequence[Action]
 ) -> Prediction:
-    spans = [
-        (v.claim.span.start, v.claim.span.end) for v in result.claims if v.status != "supported"
-    ]
+    spans = [(s.start, s.end) for s in result.flagged_spans]
     return Prediction(
         id=record.id,
         unsupported=result.action in unsupported_actions,

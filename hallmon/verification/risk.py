@@ -14,11 +14,11 @@ when it moved one: see `RiskConfig.moved`); severity multipliers default to 1.0,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from hallmon.schemas import Action, ClaimStatus, ClaimVerdict
+from hallmon.schemas import Action, ClaimStatus, ClaimVerdict, Span
 
 
 class StatusWeights(BaseModel):
@@ -127,6 +127,25 @@ def action_of(risk: float, verdicts: Sequence[ClaimVerdict], config: RiskConfig)
     if action == "allow" and any(floor_applies(v, config) for v in verdicts):
         return "warn"
     return action
+
+
+def flagged_spans(
+    verdicts: Sequence[ClaimVerdict], action: Action, threshold: Callable[[ClaimVerdict], float]
+) -> list[Span]:
+    """The spans a verdict with `action` flags: claims not supported whose p_unsupported
+    reaches `threshold` (the calibration's `unclear` cut for the claim's type); none when the
+    answer is allowed. A claim the checks or the model left `unclear` at a low probability is
+    not called unsupported text."""
+    if action == "allow":
+        return []
+    spans = {
+        (v.claim.span.start, v.claim.span.end)
+        for v in verdicts
+        if v.status != "supported"
+        and v.p_unsupported is not None
+        and v.p_unsupported >= threshold(v)
+    }
+    return [Span(start=s, end=e) for s, e in sorted(spans)]
 
 
 def assess(verdicts: Sequence[ClaimVerdict], config: RiskConfig) -> tuple[float, Action]:

@@ -72,7 +72,7 @@ from hallmon.verification.evidence import (
 )
 from hallmon.verification.negation import check_names, check_negation
 from hallmon.verification.records import record_facts, record_hours
-from hallmon.verification.risk import RiskConfig, action_of, answer_risk
+from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
 from hallmon.verification.tools import ground_in_tools, tool_calls
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
@@ -482,6 +482,10 @@ class Verifier:
                 f"{len(holes)} hole(s) was not checked"
             )
         citations = citation_checks(verdicts, prepared.sources, prepared.response.text)
+        verdict_cuts = self.calibration.verdict
+        flagged = flagged_spans(
+            verdicts, action, lambda v: verdict_cuts.for_type(v.claim.type).unclear
+        )
         return MonitorResult(
             state=state,
             unavailable_reason=reason,
@@ -498,6 +502,7 @@ class Verifier:
             stage_ms=dict(prepared.stage_ms),
             citations=citations,
             citation_precision=citation_precision(citations),
+            flagged_spans=flagged,
         )
 
     def _with_unjudged(

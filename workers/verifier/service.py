@@ -119,7 +119,10 @@ def cap_action(result: MonitorResult, max_action: Action) -> MonitorResult:
         f"safe mode: action {result.action} published as {max_action} "
         f"(HALLMON_VERIFIER__MAX_ACTION={max_action})"
     )
-    return result.model_copy(update={"action": max_action, "notes": [*result.notes, note]})
+    update: dict[str, Any] = {"action": max_action, "notes": [*result.notes, note]}
+    if max_action == "allow":
+        update["flagged_spans"] = []  # an allow verdict flags nothing (the note says why)
+    return result.model_copy(update=update)
 
 
 _CUT_CHARS = 200

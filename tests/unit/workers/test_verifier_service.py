@@ -84,3 +84,15 @@ def test_safe_mode_caps_the_published_action_and_says_so() -> None:
     assert "HALLMON_VERIFIER__MAX_ACTION=warn" in capped.notes[-1]
     assert cap_action(blocked, "block") is blocked
     assert cap_action(MonitorResult(state="checked", action="allow"), "warn").notes == []
+
+
+def test_safe_mode_allow_keeps_the_verdict_coherent() -> None:
+    from hallmon.schemas import Span
+    from hallmon.workers.verifier.service import cap_action
+
+    blocked = MonitorResult(
+        state="checked", risk=0.9, action="block", flagged_spans=[Span(start=0, end=4)]
+    )
+    allowed = cap_action(blocked, "allow")
+    assert allowed.action == "allow" and allowed.flagged_spans == []
+    MonitorResult.model_validate(allowed.model_dump())  # an allow verdict flags no span
