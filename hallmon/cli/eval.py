@@ -12,7 +12,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hallmon.cli import app
-from hallmon.onnx_models.runtime import ModelConfigError, ModelNotFound
 from hallmon.onnx_models.training.make_split import load_split
 from hallmon.schemas import Action
 from hallmon.topology.settings import get_settings
@@ -53,6 +52,9 @@ def parse_actions(value: str) -> list[Action]:
 
 def load_verifier_or_exit(model_dir: Path | None, calibration: Path | None) -> Verifier:
     """A Verifier with the configured model, or a clear error and exit code 2."""
+    # Here, not at the top: every `hallmon` command (the assembler and fatigue workers too)
+    # imports this module, and the runtime brings onnxruntime, numpy and tokenizers (~45 MB).
+    from hallmon.onnx_models.runtime import ModelConfigError, ModelNotFound
     from hallmon.verification.verifier import Verifier, load_model
 
     settings = get_settings()
