@@ -468,7 +468,8 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "update": ("updat", "chang", "modif", "edit", "amend", "set"),
     "create": ("creat", "open", "file", "submit", "log", "regist", "add", "ticket"),
     "delete": ("delet", "remov", "eras", "purg"),
-    "reset": ("reset", "restor", "unlock", "reactivat"),
+    "reset": ("reset", "restor", "unlock", "reactivat", "unblock", "unfr", "resum"),
+    "block": ("block", "freez", "froz", "lock", "suspend", "paus", "deactivat", "disabl"),
     "ship": ("ship", "dispatch", "deliver", "replac"),
     "charge": ("charg", "pay", "bill", "invoic"),
     "approve": ("approv", "authoriz", "authoris", "accept", "grant"),
@@ -483,8 +484,11 @@ _PAST = (
     r"logged|registered|added|deleted|removed|erased|purged|reset|restored|unlocked|"
     r"reactivated|shipped|dispatched|delivered|replaced|charged|paid|billed|invoiced|approved|"
     r"authori[sz]ed|accepted|granted|closed|resolved|applied|waived|processed|issued|placed|"
-    r"initiated|completed|arranged|raised|submitted)"
+    r"initiated|completed|arranged|raised|submitted|unblocked|unfroze|unfrozen|resumed)"
 )
+# Verbs whose bare participle also names a state ("your account is suspended" reports a state,
+# checked as one): an action only as "I/we blocked" or "has been blocked".
+_PAST_STATE = r"(?:blocked|froze|frozen|locked|suspended|paused|deactivated|disabled)"
 _ACTED_ON = (
     r"(?:order|ticket|request|refund|account|booking|reservation|subscription|payment|case|"
     r"claim|appointment|email|password|issue|complaint|item|package|shipment|return|"
@@ -494,11 +498,11 @@ _ADVERBS = r"(?:just\s+|now\s+|already\s+|successfully\s+|also\s+)*"
 # Only the agent's own doing counts: "I/we have cancelled", or "your order has been cancelled".
 # Third-person news ("he has been charged with murder") is not an action claim.
 _ACTION_DONE = re.compile(
-    r"\b(?:(?:I|we)(?:'ve|’ve| have| had)?\s+" + _ADVERBS + _PAST
-    + r"|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}" + _ACTED_ON
-    + r"(?:\s+[#\w-]*\d[\w-]*)?\s+(?:has|have|had|is|are)\s+(?:now\s+)?(?:been\s+)?"
-    + _ADVERBS + _PAST
-    + r")\b",
+    r"\b(?:(?:I|we)(?:'ve|’ve| have| had)?\s+" + _ADVERBS + r"(?:" + _PAST + "|" + _PAST_STATE
+    + r")|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}" + _ACTED_ON
+    + r"(?:\s+[#\w-]*\d[\w-]*)?\s+(?:(?:has|have|had|is|are)\s+(?:now\s+)?(?:been\s+)?"
+    + _ADVERBS + _PAST + r"|(?:has|have|had)\s+(?:now\s+)?been\s+" + _ADVERBS + _PAST_STATE
+    + r"))\b",
     re.I,
 )  # fmt: skip
 _FUTURE = re.compile(r"\b(?:will|'ll|’ll|going to|can|could|would|shall|may|might)\b", re.I)
@@ -657,6 +661,12 @@ _STATE_CLAIM = re.compile(
 )
 
 
+_GENERIC_SUBJECTS = frozenset(
+    {"service", "services", "system", "systems", "platform", "site", "website", "app",
+     "application", "status"}
+)  # fmt: skip
+
+
 def is_system_state_claim(claim_text: str) -> bool:
     return bool(_STATE_CLAIM.search(claim_text))
 
@@ -689,12 +699,16 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             detail=f"no telemetry or tool result about {subject or 'the system'} was given",
         )
     claim_words = content_tokens(claim_text)
+    state_words = set(re.findall(r"[a-z]+", m.group("state").lower())) if m else set()
     relevant: list[tuple[Source, set[str]]] = []
     for t in tools:
         body = _body(t) or t.text
         words = set(re.findall(r"[a-z]+", body.lower()))
         mentions = subject is not None and stem(subject) in {stem(w) for w in words}
-        if mentions or len(claim_words & content_tokens(t.text)) >= 2:
+        # A status tool reports on "the service" without naming it: its state field is about
+        # whatever the agent asked it about, so a generic subject needs no name.
+        reports = subject in _GENERIC_SUBJECTS and bool(state_words) and state_words <= words
+        if mentions or reports or len(claim_words & content_tokens(t.text)) >= 2:
             # State words are read from values only: the key "Error rate: 0.001" names a
             # metric, it does not report an error.
             values = " ".join(line.split(": ", 1)[-1] for line in body.lower().splitlines())

@@ -31,7 +31,7 @@ from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
 
-CLAIMS_VERSION = "rules-3"
+CLAIMS_VERSION = "rules-4"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
 
 SEVERITY: dict[ClaimType, Severity] = {
@@ -402,7 +402,9 @@ _ACTION_VERBS = (
     r"scheduled|submitted|forwarded|deleted|removed|changed|applied|credited|emailed|shipped|"
     r"opened|closed|filed|added|restarted|rebooted|completed|transferred|unlocked|upgraded|"
     r"downgraded|reversed|waived|renewed|activated|deactivated|disabled|enabled|paid|replaced|"
-    r"reported|notified|contacted|placed|approved|rejected|fixed|resolved|restored|migrated)"
+    r"reported|notified|contacted|placed|approved|rejected|fixed|resolved|restored|migrated|"
+    r"blocked|unblocked|froze|frozen|unfroze|unfrozen|locked|suspended|paused|resumed|"
+    r"rescheduled|rebooked|extended|reactivated|reinstated)"
 )
 _ACTION = re.compile(
     rf"\b(?:i|we)(?:'ve|’ve|\s+have|\s+had)?\s+(?:just\s+|already\s+|now\s+|successfully\s+)*"

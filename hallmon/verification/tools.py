@@ -176,7 +176,8 @@ _LOOKUP_VERBS = frozenset(
 _WRITE_VERBS = frozenset(
     {"update", "set", "create", "cancel", "refund", "send", "book", "change", "modify", "delete",
      "add", "remove", "issue", "apply", "upgrade", "extend", "waive", "submit", "post", "put",
-     "patch", "reset", "close", "open", "approve", "reject", "schedule", "rebook", "resend"}
+     "patch", "reset", "close", "open", "approve", "reject", "schedule", "rebook", "resend",
+     "block", "unblock", "freeze", "unfreeze", "lock", "suspend", "pause", "resume"}
 )  # fmt: skip
 
 

@@ -289,6 +289,45 @@ def test_system_state_with_and_without_telemetry() -> None:
     assert typed["system_state"].passed is False
 
 
+def test_a_status_tool_reports_on_the_service_without_naming_it() -> None:
+    status = {
+        "tool": "status.get",
+        "call_id": "s-1",
+        "arguments": {"region": "eu-west"},
+        "output": {"region": "eu-west", "status": "degraded", "incident": "INC-884"},
+    }
+    sources = sources_for(tool_results=[status])
+    assert check_system_state("The service is degraded.", sources).passed is True
+    assert check_system_state("The service is up and running.", sources).passed is False
+    # a named subject still has to be named by the tool
+    assert check_system_state("The database is degraded.", sources).passed is False
+
+
+def test_blocking_and_freezing_are_actions_their_participles_states() -> None:
+    from hallmon.verification.checks import is_action_claim
+
+    for done in (
+        "I've blocked your card ending in 4417.",
+        "We froze your account for now.",
+        "Your card has been blocked.",
+        "I have suspended the subscription.",
+    ):
+        assert is_action_claim(done), done
+    for state in ("Your account is suspended.", "Your card is locked until tomorrow."):
+        assert not is_action_claim(state), state
+    failed = {
+        "tool": "cards.block",
+        "call_id": "b-1",
+        "status": "error",
+        "arguments": {"card_last4": "4417"},
+        "output": {"error": "card not found"},
+    }
+    sources = sources_for(tool_results=[failed])
+    c = claim("I've blocked your card ending in 4417, so no one can use it anymore.", "action")
+    results = by_name(run_checks(c, evidence_for(c.text, sources), sources, c.text))
+    assert results["action"].passed is False
+
+
 # --- commitments -----------------------------------------------------------------------------
 
 
