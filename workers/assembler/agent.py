@@ -354,6 +354,9 @@ async def _store(
     if partition is None:
         log.error("stream %s has no recorded partition; leaving it for the next event", key)
         return
+    stored = rt.table.data.get(key)
+    if stored is not None and store.is_whole(stored):
+        old = None  # the previous layout: none of its parts is in the table yet
     sent = []
     for part, value in store.changes(old, new):
         if value is None:

@@ -82,6 +82,13 @@ def header_bytes(state: StreamState) -> bytes:
     return json.dumps(head, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def is_whole(stored: bytes) -> bool:
+    """Whether a stored header is a whole state in the previous layout (no parts index): its
+    parts were never written, so the next write must write them all. (Inside a JSON string a
+    quote is escaped, so the bytes `"parts":` only occur as the index's key.)"""
+    return b'"parts":' not in stored
+
+
 def load(header: bytes, lookup: Callable[[str], bytes | None]) -> StreamState:
     """The whole state from its header and its parts (`lookup` reads the table). A part that
     is missing is left out: the stream is then assembled with what there is (a hole in the
@@ -144,6 +151,7 @@ __all__ = [
     "header_bytes",
     "header_key",
     "is_part_key",
+    "is_whole",
     "load",
     "part_key",
 ]

@@ -86,6 +86,22 @@ def test_a_state_in_the_previous_layout_still_loads() -> None:
     assert store.load(state.to_bytes(), lambda _: None) == state
 
 
+def test_a_stream_stored_whole_by_the_previous_layout_is_rewritten_in_parts() -> None:
+    asm = Assembler()
+    state, _ = replay(asm, stream(["A", "B"]), {})
+    assert state is not None
+    table = {"r-1": state.to_bytes()}  # what the previous release left in the changelog
+    assert store.is_whole(table["r-1"]) and not store.is_whole(store.header_bytes(state))
+    step = asm.apply(state, ev("response.delta", "x2", seq=2, text="C"), now=1.0, open_streams=1)
+    assert step.state is not None
+    # the agent diffs against nothing when the stored header is whole: every part is written
+    for key, value in store.changes(None, step.state):
+        assert value is not None
+        table[key] = value
+    again = store.load(table["r-1"], table.get)
+    assert again.chunks == {0: "A", 1: "B", 2: "C"} and len(again.documents) == 1
+
+
 def test_a_missing_part_leaves_a_hole_not_an_error() -> None:
     asm = Assembler()
     table: dict[str, bytes] = {}

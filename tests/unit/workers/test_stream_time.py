@@ -184,3 +184,23 @@ def test_scan_walks_stream_headers_not_their_parts() -> None:
         assert rt.stream_keys == {"r-1", "r-2"} and rt.open_streams == 2
 
     asyncio.run(scenario())
+
+
+def test_a_stream_stored_whole_is_written_in_parts_at_its_next_event() -> None:
+    from hallmon.workers.assembler.agent import _store, load_state
+
+    async def scenario() -> None:
+        whole = open_stream(now=time.time())
+        table = FakeTable(snapshot={}, data={"r-1": whole.to_bytes()})  # the previous layout
+        rt = runtime(table)
+        old = load_state(rt, "r-1")
+        assert old == whole
+        step = ASM.apply(old, ev("response.delta", "e2", text="there", seq=1), now=1.0,
+                         open_streams=1, partition=0)  # fmt: skip
+        assert step.state is not None
+        await _store(rt, "r-1", old, step.state)
+        rt.states.clear()
+        again = load_state(rt, "r-1")
+        assert again is not None and again.chunks == {0: "Hi ", 1: "there"}
+
+    asyncio.run(scenario())
