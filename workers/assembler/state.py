@@ -83,7 +83,10 @@ class StreamState(BaseModel):
     )
     status: StreamStatus = "open"
     chunks: dict[int, str] = Field(default_factory=dict)
-    seen_event_ids: list[str] = Field(default_factory=list)
+    seen_event_ids: list[str] = Field(
+        default_factory=list,
+        description="Ids of the events other than deltas (a delta is known by its seq)",
+    )
     user_input: list[str] = Field(default_factory=list)
     documents: list[DocumentItem] = Field(default_factory=list)
     tool_results: list[ToolResultItem] = Field(default_factory=list)
@@ -114,7 +117,7 @@ class StreamState(BaseModel):
 
     @property
     def event_count(self) -> int:
-        return len(self.seen_event_ids)
+        return len(self.seen_event_ids) + len(self.chunks)
 
     def to_bytes(self) -> bytes:
         return self.model_dump_json(exclude_defaults=True).encode("utf-8")
@@ -244,12 +247,18 @@ class Assembler:
                     now,
                     event.ts,
                 )
-        elif event.event_id in state.seen_event_ids:
+        elif event.event_id in state.seen_event_ids or (
+            isinstance(event, ResponseDeltaEvent) and event.seq in state.chunks
+        ):
+            # A redelivery, or a producer retry of a chunk under a new event_id: the first
+            # text stays.
             return AssemblyStep(dropped="duplicate")
         else:
             state = state.model_copy(deep=True)
 
-        state.seen_event_ids.append(event.event_id)
+        if not isinstance(event, ResponseDeltaEvent):
+            # Deltas are known by their seq: their ids would grow the state by one per chunk.
+            state.seen_event_ids.append(event.event_id)
         state.updated_at = now
         if event_ms is not None:
             state.last_event_ms = max(state.last_event_ms or event_ms, event_ms)

@@ -164,7 +164,14 @@ def test_scan_parses_a_stored_state_once_per_write(monkeypatch: Any) -> None:
 
 def test_scan_walks_stream_headers_not_their_parts() -> None:
     async def scenario() -> None:
-        state = open_stream(now=time.time())
+        state = ASM.apply(
+            open_stream(now=time.time()),
+            ev("context.retrieved", "e9", source_id="policy", text="Refunds take 5 days."),
+            now=time.time(),
+            open_streams=1,
+            partition=0,
+        ).state
+        assert state is not None
         table = FakeTable(snapshot={}, data={})
         for key, value in store.changes(None, state):
             assert value is not None
