@@ -30,6 +30,7 @@ CheckName = Literal[
     "tool_fact",
     "negation",
     "name",
+    "injection",
 ]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"

@@ -31,7 +31,7 @@ from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
 
-CLAIMS_VERSION = "rules-4"
+CLAIMS_VERSION = "rules-5"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
 
 SEVERITY: dict[ClaimType, Severity] = {
@@ -422,7 +422,8 @@ _COMMITMENT = re.compile(
     r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to|\s+am\s+going\s+to|"
     r"\s+shall)\s+(?:definitely\s+|certainly\s+|surely\s+|always\s+|gladly\s+|happily\s+)?"
     r"(?:find|make|offer|give|provide|refund|replace|waive|cover|send|ship|credit|compensate|"
-    r"honou?r|arrange|fix|resolve|ensure|extend|reimburse|match|upgrade|deliver|sort)\b"
+    r"honou?r|arrange|fix|resolve|ensure|extend|reimburse|match|upgrade|deliver|sort|accept|"
+    r"allow|approve|grant|let)\b"
     r"|\bwill\s+be\s+(?:fully\s+)?(?:refunded|credited|replaced|shipped|delivered|resolved|"
     r"fixed|reimbursed|waived|covered)\b",
     _I,

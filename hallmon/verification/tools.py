@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
@@ -353,12 +353,33 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     return about if len(about) == 1 else []
 
 
+def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
+    """The call with only the list element(s) that hold one of the claim's identifiers: in
+    `[{"order_id": "D-100", "status": "delivered"}, {"order_id": "D-101", ...}]` a claim about
+    D-101 is compared with D-101's record, not with D-100's status."""
+    prefixes = set()
+    for key, value in call.fields:
+        parent = key.rsplit(".", 1)[0]
+        if not parent.rsplit(".", 1)[-1].isdigit():
+            continue  # not inside a list element
+        low = value.lower()
+        if any(low == i.lower() or re.search(rf"(?<![\w-]){re.escape(i.lower())}(?![\w-])", low)
+               for i in idents):  # fmt: skip
+            prefixes.add(parent + ".")
+    if not prefixes:
+        return call
+    kept = tuple((k, v) for k, v in call.fields if any(k.startswith(p) for p in prefixes))
+    return replace(call, fields=kept)
+
+
 def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """Status words, carriers, amounts and dates of a claim about what a tool returned,
     compared with its fields. None when the claim is about no tool output or names no field."""
     about = _about(claim_text, calls)
     if not about:
         return None
+    idents = _identifiers(claim_text)
+    about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []
     for call in about:
@@ -398,6 +419,45 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         return CheckResult(
             name="tool_fact", passed=True, detail=f"{where} agrees: {', '.join(matched)}"
         )
+    return None
+
+
+# A claim that an attempt failed ("the payment system timed out, so nothing has been refunded").
+_FAILURE = re.compile(
+    r"\b(?:timed\s+out|time[ds]?[\s-]?out|failed|failure|errors?|went\s+wrong|"
+    r"could(?:n't|n’t|\s+not)|was(?:n't|n’t|\s+not)\s+able|unable|"
+    r"did(?:n't|n’t|\s+not)\s+go\s+through|nothing\s+(?:has|have|was)\s+been|"
+    r"(?:has|have|was)(?:n't|n’t|\s+not)\s+(?:yet\s+)?been)\b",
+    re.I,
+)
+# Words such a report may use without naming anything the call must hold (normalised tokens).
+_FAILURE_WORDS = frozenset(
+    {"system", "payment", "request", "call", "servic", "tool", "attempt", "noth", "yet", "tri",
+     "again", "later", "moment", "unfortun", "sorri", "so", "it", "now", "right", "tim", "go",
+     "through", "issu", "process", "complet", "your"}
+)  # fmt: skip
+
+
+def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A claim that reports a failed attempt is backed by a call that did fail (status error,
+    timeout or cancelled) when every other word it says is about that call: the agent telling
+    the truth about a failure is not a hallucination. None when it does not apply."""
+    if not _FAILURE.search(claim_text):
+        return None
+    rest = content_tokens(_FAILURE.sub(" ", claim_text)) - _FAILURE_WORDS
+    named = set(_kinds(claim_text))
+    for call in calls:
+        if call.status == "ok" or (named and not named & set(_kinds(call.tool))):
+            continue  # succeeded, or another kind of call ("the payment failed", email error)
+        known = content_tokens(
+            " ".join([call.tool, *(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in call.fields)])
+        )
+        if all(any(w[:5] == k[:5] for k in known) for w in rest):
+            return CheckResult(
+                name="tool_fact",
+                passed=True,
+                detail=f"{call.source_id} returned status {call.status}: the claim reports it",
+            )
     return None
 
 
@@ -518,6 +578,8 @@ def ground_in_tools(
     # arrive on December 3"), so the claim finds the call it is about.
     text = claim.statement
     fact = check_tool_facts(text, calls)
+    if fact is None:
+        fact = check_reported_failure(text, calls)
     action = None
     if (
         any(c.name == "action" for c in checks)

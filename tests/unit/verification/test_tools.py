@@ -13,6 +13,7 @@ from hallmon.verification.tools import (
     ToolCall,
     check_action,
     check_exception,
+    check_reported_failure,
     check_tool_facts,
     ground_in_tools,
 )
@@ -216,3 +217,33 @@ def test_a_coordinated_predicate_finds_its_call_through_the_shared_subject() -> 
     )
     checks = ground_in_tools(claim, [], [order], [])
     assert [(c.name, c.passed) for c in checks] == [("tool_fact", True)]
+
+
+def test_a_fact_about_one_list_element_is_read_from_that_element() -> None:
+    orders = call(
+        "orders.list",
+        [
+            {"order_id": "D-100", "status": "delivered"},
+            {"order_id": "D-101", "status": "processing"},
+        ],
+    )
+    wrong = check_tool_facts("Order D-101 has been delivered.", [orders])
+    assert wrong is not None and wrong.passed is False and "processing" in wrong.detail
+    right = check_tool_facts("Order D-101 is still processing.", [orders])
+    assert right is not None and right.passed is True
+
+
+def test_an_honestly_reported_failure_is_backed_by_the_failed_call() -> None:
+    timed_out = call("refunds.create", None, status="timeout", order_id="E-552")
+    said = "The payment system timed out, so nothing has been refunded yet."
+    backed = check_reported_failure(said, [timed_out])
+    assert backed is not None and backed.passed is True and "timeout" in backed.detail
+    ok = call("refunds.create", {"refund_id": "RF-1"}, order_id="E-552")
+    assert check_reported_failure(said, [ok]) is None  # it did not fail
+    # another order, another kind of call, or a reason the call does not give: not backed
+    assert check_reported_failure("The refund for order E-999 timed out.", [timed_out]) is None
+    mail = call("email.send", {"error": "smtp down"}, status="error")
+    assert check_reported_failure("Your payment failed.", [mail]) is None
+    assert (
+        check_reported_failure("The refund failed because your card expired.", [timed_out]) is None
+    )
