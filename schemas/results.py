@@ -31,6 +31,7 @@ CheckName = Literal[
     "negation",
     "name",
     "injection",
+    "profile",
 ]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"

@@ -875,6 +875,51 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     )
 
 
+# --- the customer's tier ----------------------------------------------------------------------
+
+_TIER_WORDS = r"(?:bronze|silver|gold|platinum|diamond|basic|standard|premium|plus|pro|vip|elite)"
+# "As a Gold member", "you're a Gold member", "your Gold membership / tier / status".
+_CLAIM_TIER = re.compile(
+    rf"\b(?:as\s+an?|you(?:'re|’re|\s+are)\s+an?|your)\s+(?P<tier>{_TIER_WORDS})\s+"
+    r"(?:member|membership|customer|tier|status|account|plan)\b",
+    re.I,
+)
+# What the agent knows of this customer: "loyalty tier: Silver", "Gold member since 2021",
+# a `tier` / `membership` field in a tool's output.
+_KNOWN_TIER = re.compile(
+    rf"\b(?:tier|level|membership|status)\s*[:=]?\s*(?P<a>{_TIER_WORDS})\b"
+    rf"|\b(?P<b>{_TIER_WORDS})\s+(?:member|membership|customer|tier)\b",
+    re.I,
+)
+
+
+def check_tier(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A claim that presumes the customer's tier ("As a Gold member you get …") must match
+    the tier the agent's memory or tools give for this customer; documents describe every
+    tier and say nothing about this one. None when the claim presumes none or nothing says."""
+    m = _CLAIM_TIER.search(claim_text)
+    if not m:
+        return None
+    said = m.group("tier").lower()
+    known: dict[str, str] = {}
+    for source in sources:
+        if source.kind not in ("memory", "tool_result"):
+            continue
+        for k in _KNOWN_TIER.finditer(source.text[:20_000]):
+            known.setdefault((k.group("a") or k.group("b")).lower(), source.source_id)
+    if not known:
+        return None
+    if said in known:
+        return None  # agrees; the rest of the claim is for the other checks
+    where = ", ".join(f"{t} ({sid})" for t, sid in sorted(known.items()))
+    return CheckResult(
+        name="profile",
+        passed=False,
+        detail=f"the claim presumes a {said} customer, but this customer is {where} "
+        "(contradicts it)",
+    )
+
+
 # --- all -------------------------------------------------------------------------------------
 
 
@@ -921,6 +966,9 @@ def run_checks(
     injected = check_injection(text, sources)
     if injected is not None:
         results.append(injected)
+    tier = check_tier(text, sources)
+    if tier is not None:
+        results.append(tier)
     record = check_record(text, record_facts)
     if record is not None:
         results.append(record)

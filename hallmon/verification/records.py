@@ -326,7 +326,38 @@ def record_hours(response: AssembledResponse) -> list[OpeningHours]:
             hours = _opening_hours(record.get("hours"), source_id)
             if hours is not None:
                 out.append(hours)
+    for doc in ctx.documents:
+        hours = text_hours(doc.text[:_MAX_HOURS_TEXT], doc.source_id)
+        if hours is not None:
+            out.append(hours)
     return out
+
+
+_MAX_HOURS_TEXT = 20_000
+
+
+def text_hours(text: str, source_id: str) -> OpeningHours | None:
+    """Weekly hours stated in prose ("Opening hours: Monday to Saturday 9:00-20:00, Sunday
+    closed"), only when every day of the week is given: a day the text leaves out is not
+    taken as closed."""
+    if not _HOURS_WORDS.search(text):
+        return None
+    days: list[tuple[int, int] | None] = [None] * 7
+    stated = [False] * 7
+    for clause in re.split(r"[,;.\n]|\band\b", text):
+        named = _days_named(clause)
+        if not named:
+            continue
+        times = _times_named(clause)
+        if _CLOSED.search(clause) and not times:
+            for day in named:
+                days[day], stated[day] = None, True
+        elif len(times) == 2:
+            for day in named:
+                days[day], stated[day] = (times[0], times[1]), True
+    if not all(stated):
+        return None
+    return OpeningHours(source_id=source_id, days=tuple(days))
 
 
 def _days_named(text: str) -> set[int]:

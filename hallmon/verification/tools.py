@@ -93,13 +93,16 @@ class ToolCall:
         return any(low == v or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", v)
                    for v in self.values())  # fmt: skip
 
-    def amounts(self) -> list[tuple[str, float, str | None]]:
-        """(key, value, currency) of the amount-like numeric fields."""
+    def amounts(self, other: bool = False) -> list[tuple[str, float, str | None]]:
+        """(key, value, currency) of the amount-like numeric fields; with `other`, of the
+        fields that are money only by their currency suffix (`original_eur`)."""
         out = []
         for key, value in self.fields:
             leaf = key.rsplit(".", 1)[-1]
             number = _as_number(value)
-            if number is None or not _AMOUNT_KEY.search(leaf):
+            if number is None or bool(_AMOUNT_KEY.search(leaf)) == other:
+                continue
+            if other and not _CURRENCY_KEY.search(leaf):
                 continue
             cur = _CURRENCY_KEY.search(leaf)
             if MINOR_UNIT_KEY.search(leaf):
@@ -214,15 +217,21 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
         else:
             mismatched.append(f"{ident} is not in the arguments or output of {call.tool}")
     amounts = call.amounts()
-    for q in _claim_amounts(claim_text):
-        if not amounts:
-            continue
-        same = [
-            (k, v, c)
-            for k, v, c in amounts
-            if any(abs(v - x) <= max(0.005, q.tolerance) for x in q.values)
-        ]
-        if same and all(c is None or c == q.currency for _, _, c in same):
+    others = call.amounts(other=True)
+
+    def same_as(q: Quantity, fields: list[tuple[str, float, str | None]]) -> bool:
+        same = [(k, v, c) for k, v, c in fields
+                if any(abs(v - x) <= max(0.005, q.tolerance) for x in q.values)]  # fmt: skip
+        return bool(same) and all(c is None or c == q.currency for _, _, c in same)
+
+    claimed = _claim_amounts(claim_text) if amounts else []
+    primary = [q for q in claimed if same_as(q, amounts)]
+    for q in claimed:
+        if q in primary:
+            matched.append(q.describe())
+        elif primary and same_as(q, others):
+            # "I've refunded €30, half of your €60 order": the €60 is the call's
+            # `original_eur`, said beside the amount that matched, not instead of it.
             matched.append(q.describe())
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={v:g}{' ' + c if c else ''}"
@@ -325,8 +334,9 @@ _CARRIER_RE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _CARRIERS) + r")\b", re.I
 )
 _ENTITY = re.compile(
-    r"\byour\s+(order|refund|booking|reservation|ticket|subscription|account|package|shipment|"
-    r"parcel|delivery|payment|return|claim|appointment|flight|invoice)s?\b",
+    r"\byour\s+(?:[\w-]+\s+)?(order|refund|booking|reservation|ticket|subscription|account|package|shipment|"
+    r"parcel|delivery|payment|return|claim|appointment|flight|invoice|plan|membership|loan|"
+    r"card|contract|lease|warranty)s?\b",
     re.I,
 )
 

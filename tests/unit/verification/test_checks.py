@@ -359,6 +359,19 @@ def test_a_commitment_the_policy_refuses_is_contradicted() -> None:
     assert granted.passed is False and "says otherwise" in granted.detail
 
 
+def test_a_presumed_tier_must_be_the_customers() -> None:
+    from hallmon.verification.checks import check_tier
+
+    profile = {"memory_id": "profile", "text": "Customer's name is Priya; loyalty tier: Silver."}
+    benefits = {"source_id": "benefits", "text": "Gold members get free express shipping."}
+    sources = sources_for(documents=[benefits], memory=[profile])
+    wrong = check_tier("As a Gold member you get free express shipping.", sources)
+    assert wrong is not None and wrong.passed is False and "silver" in wrong.detail
+    assert check_tier("As a Silver member you get free returns.", sources) is None
+    # documents describe every tier: they say nothing about this customer
+    assert check_tier("As a Gold member you get free shipping.", [doc(benefits["text"])]) is None
+
+
 # --- commitments -----------------------------------------------------------------------------
 
 

@@ -246,3 +246,16 @@ def test_a_group_of_flags_answers_for_itself(sparse: list[Any]) -> None:
     assert street is not None and street.passed is True
     lot = check_record("There is no parking lot.", sparse)
     assert lot is not None and lot.passed is True
+
+
+def test_weekly_hours_stated_in_prose_are_checked() -> None:
+    from hallmon.verification.records import check_hours, text_hours
+
+    hours = text_hours("Opening hours: Monday to Saturday 9:00-20:00, Sunday closed.", "store")
+    assert hours is not None
+    wrong = check_hours("I believe the store opens at 9 am on Sundays.", [hours])
+    assert wrong is not None and wrong.passed is False and "Sunday is closed" in wrong.detail
+    right = check_hours("We're closed on Sundays.", [hours])
+    assert right is not None and right.passed is True
+    # a week the text does not cover whole is not read as closed on the other days
+    assert text_hours("We are open Monday to Friday 9:00-17:00.", "x") is None

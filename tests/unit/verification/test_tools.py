@@ -247,3 +247,25 @@ def test_an_honestly_reported_failure_is_backed_by_the_failed_call() -> None:
     assert (
         check_reported_failure("The refund failed because your card expired.", [timed_out]) is None
     )
+
+
+def test_a_second_amount_beside_the_refunded_one_is_the_calls_own() -> None:
+    refund = call(
+        "refunds.create",
+        {"refund_id": "RF-301", "order_id": "P-88", "amount_eur": 30.0, "original_eur": 60.0},
+    )
+    half = check_action("I've refunded €30, half of your €60 order P-88.", [refund])
+    assert half.passed is True
+    full = check_action("I've refunded the full €60 for order P-88.", [refund])
+    assert full.passed is False
+
+
+def test_your_named_plan_is_found_in_a_nested_output() -> None:
+    account = call(
+        "accounts.get",
+        {"account": {"id": "AC-77", "plan": {"name": "Pro", "renews_on": "2027-01-10"}}},
+    )
+    right = check_tool_facts("Your Pro plan renews on January 10, 2027.", [account])
+    assert right is not None and right.passed is True
+    wrong = check_tool_facts("Your Pro plan renews on January 1, 2027.", [account])
+    assert wrong is not None and wrong.passed is False
