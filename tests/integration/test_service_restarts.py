@@ -61,6 +61,10 @@ class PrivateServices:
             "HALLMON_LOCAL_KAFKA_CONTROLLER_PORT": str(free_port()),
             "HALLMON_LOCAL_REDIS_PORT": str(free_port()),
             "HALLMON_LOCAL_STATE_DIR": str(state),
+            # Persistent, as a production Redis is: what was counted before the stop (a verdict
+            # stamped just before it can be counted in the second the shutdown takes) must
+            # still be there after the restart. The development default keeps no data.
+            "HALLMON_LOCAL_REDIS_EXTRA_CONFIG": "appendonly yes\nappendfsync always",
         }
 
     def run(self, script: str, action: str) -> None:
