@@ -26,7 +26,7 @@ from hallmon.verification.numbers import (
     find_match,
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
-from hallmon.verification.sentences import split_sentences
+from hallmon.verification.sentences import source_sentences, split_sentences
 from hallmon.verification.text import content_tokens, stem
 
 __all__ = [
@@ -291,8 +291,8 @@ def _joined_quote_source(quote: str, sources: Sequence[Source]) -> str | None:
     return None
 
 
-def _sentences_of(source: Source) -> list[str]:
-    return [source.text[s:e] for s, e in split_sentences(source.text, engine="regex")]
+def _sentences_of(source: Source) -> tuple[str, ...]:
+    return source_sentences(source.text)
 
 
 def _closest_sentence(text: str, sources: Sequence[Source]) -> tuple[str, str] | None:
@@ -776,6 +776,9 @@ def is_commitment_claim(claim_text: str) -> bool:
     return bool(_COMMITMENT.search(claim_text))
 
 
+# Plain refusals. Not `negation._NEGATION`: that one also counts "without", "nor" and "none",
+# which it filters by scope afterwards; "Returns are accepted without a receipt" refuses
+# nothing a commitment grants.
 _DENIES = re.compile(
     r"\b(?:not|no|never|cannot|can['’]t|won['’]t|isn['’]t|aren['’]t|doesn['’]t|don['’]t|"
     r"mustn['’]t|shan['’]t|non-refundable|nonrefundable)\b",
@@ -851,8 +854,10 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     year" backs no "refunds are available for a year"). Failed when an instruction sentence
     holds most of the claim's words and no other sentence holds as many; None otherwise."""
     words = content_tokens(claim_text)
-    if len(words) < 2:
-        return None
+    if len(words) < 2 or not any(
+        _INSTRUCTION.search(s.text) for s in sources if s.kind != "user_input"
+    ):
+        return None  # the usual case: no instruction anywhere, no sentence to split
     injected: tuple[float, str, str] | None = None
     plain = 0.0
     for source in sources:
@@ -963,16 +968,11 @@ def run_checks(
         claim.type not in ("action", "system_state") and is_commitment_claim(text)
     ):
         results.append(check_commitment(text, sources))
-    injected = check_injection(text, sources)
-    if injected is not None:
-        results.append(injected)
-    tier = check_tier(text, sources)
-    if tier is not None:
-        results.append(tier)
-    record = check_record(text, record_facts)
-    if record is not None:
-        results.append(record)
-    opening = check_hours(text, hours)
-    if opening is not None:
-        results.append(opening)
+    optional = (
+        check_injection(text, sources),
+        check_tier(text, sources),
+        check_record(text, record_facts),
+        check_hours(text, hours),
+    )
+    results += [r for r in optional if r is not None]  # each None where it does not apply
     return results

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from hallmon.schemas import CheckResult, Source
-from hallmon.verification.sentences import split_sentences
+from hallmon.verification.sentences import source_sentences
 from hallmon.verification.text import content_tokens
 
 _NEGATION = re.compile(
@@ -96,12 +96,6 @@ MAX_SENTENCES = 2000
 """Source sentences looked at per claim (a bound on work for huge contexts)."""
 
 
-@lru_cache(maxsize=256)
-def _sentences(text: str) -> tuple[str, ...]:
-    """A source's sentences, cached: every negated claim of an answer reads the same sources."""
-    return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
-
-
 def _failed(what: str, sentence: str) -> CheckResult:
     """A failed negation check quoting the source sentence; "(contradicts it)" makes the claim
     `contradicted`, not `not_found` (`verdicts.forced_outcome`)."""
@@ -114,7 +108,7 @@ def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]
     """A source's plainly negated sentences: the sentence, its content words (negation words
     left out) and the first content word after the negation (what it denies)."""
     out = []
-    for sentence in _sentences(text)[:MAX_SENTENCES]:
+    for sentence in source_sentences(text)[:MAX_SENTENCES]:
         m = _NEGATION.search(sentence)
         if m is None or _FREE.search(sentence) or _SCOPED.search(sentence):
             continue
@@ -171,7 +165,7 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     for source in sources:
         if source.kind == "user_input":
             continue
-        for sentence in _sentences(source.text):
+        for sentence in source_sentences(source.text):
             seen += 1
             if seen > MAX_SENTENCES:
                 return None

@@ -25,7 +25,7 @@ import pysbd
 
 Engine = Literal["pysbd", "regex"]
 
-__all__ = ["Engine", "split_sentences"]
+__all__ = ["Engine", "source_sentences", "split_sentences"]
 
 # pysbd languages (ISO 639-1); anything else is segmented with the English rules, which still
 # split at ". ", "! ", "? " and the CJK full stops.
@@ -274,3 +274,10 @@ def _regex_spans(block: str) -> tuple[tuple[int, int], ...]:
         if e > s:
             out.append((s, e))
     return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def source_sentences(text: str) -> tuple[str, ...]:
+    """A source's sentences (regex engine), cached: every claim of an answer reads the same
+    sources, and the checks look at them sentence by sentence."""
+    return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))

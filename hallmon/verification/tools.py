@@ -89,9 +89,7 @@ class ToolCall:
 
     def holds(self, ident: str) -> bool:
         """Whether an identifier (order number, email) is one of the call's values."""
-        low = ident.lower()
-        return any(low == v or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", v)
-                   for v in self.values())  # fmt: skip
+        return any(_names(v, ident) for v in self.values())
 
     def amounts(self, other: bool = False) -> list[tuple[str, float, str | None]]:
         """(key, value, currency) of the amount-like numeric fields; with `other`, of the
@@ -100,11 +98,10 @@ class ToolCall:
         for key, value in self.fields:
             leaf = key.rsplit(".", 1)[-1]
             number = _as_number(value)
-            if number is None or bool(_AMOUNT_KEY.search(leaf)) == other:
-                continue
-            if other and not _CURRENCY_KEY.search(leaf):
-                continue
             cur = _CURRENCY_KEY.search(leaf)
+            money = _AMOUNT_KEY.search(leaf) is not None
+            if number is None or money == other or (other and cur is None):
+                continue
             if MINOR_UNIT_KEY.search(leaf):
                 number /= 100
             out.append((key, number, cur.group(1).upper() if cur else self.currency))
@@ -119,6 +116,12 @@ class ToolCall:
             if found:
                 out.append((key, frozenset().union(*(q.dates for q in found))))
         return out
+
+
+def _names(value: str, ident: str) -> bool:
+    """Whether a field value (lower case) is, or names as a whole token, the identifier."""
+    low = ident.lower()
+    return low == value or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", value) is not None
 
 
 def _flatten(prefix: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -334,9 +337,9 @@ _CARRIER_RE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _CARRIERS) + r")\b", re.I
 )
 _ENTITY = re.compile(
-    r"\byour\s+(?:[\w-]+\s+)?(order|refund|booking|reservation|ticket|subscription|account|package|shipment|"
-    r"parcel|delivery|payment|return|claim|appointment|flight|invoice|plan|membership|loan|"
-    r"card|contract|lease|warranty)s?\b",
+    r"\byour\s+(?:[\w-]+\s+)?(order|refund|booking|reservation|ticket|subscription|account|"
+    r"package|shipment|parcel|delivery|payment|return|claim|appointment|flight|invoice|plan|"
+    r"membership|loan|card|contract|lease|warranty)s?\b",
     re.I,
 )
 
@@ -372,9 +375,7 @@ def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
         parent = key.rsplit(".", 1)[0]
         if not parent.rsplit(".", 1)[-1].isdigit():
             continue  # not inside a list element
-        low = value.lower()
-        if any(low == i.lower() or re.search(rf"(?<![\w-]){re.escape(i.lower())}(?![\w-])", low)
-               for i in idents):  # fmt: skip
+        if any(_names(value.lower(), i) for i in idents):
             prefixes.add(parent + ".")
     if not prefixes:
         return call
