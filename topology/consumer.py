@@ -37,13 +37,23 @@ under load: an answer lost in about one run in three):
 
 A sixth, a message acked although its handler raised or was cancelled (faust acks in a
 `finally`), is closed where the agents iterate: `hallmon.workers.publishing.handled_messages`.
+
+7. **A commit past an unwritten table change.** faust's commit flushes its producer buffer but
+   stops waiting once 0.1 s pass without a send, and commits whether or not the changelog
+   writes of the handled messages have landed. Here every commit first waits for the writes
+   the agents registered with the app's `WriteBarrier`, and a failed one stops the process
+   without committing (the messages are read again after the restart). The agents therefore
+   need not wait for each write before taking the next message: the assembler pipelines its
+   changelog writes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,6 +62,61 @@ from faust.transport.drivers import aiokafka as aiokafka_driver
 from faust.utils.functional import consecutive_numbers
 
 Admission = Literal["deliver", "skip", "reseek"]
+
+EXIT_UNWRITTEN = 75  # EX_TEMPFAIL: a supervisor should restart the worker
+
+log = logging.getLogger(__name__)
+
+
+class WriteBarrier:
+    """Writes that must land before any input offset is committed (fix 7; transport-free).
+
+    `add` takes a write's pending acknowledgement and returns at once; `settled` waits for all
+    writes added before it was called and raises the first failure, or TimeoutError when they
+    have not all landed within `timeout_s` (a producer that never answers must not hold the
+    commits forever). Successful writes are forgotten as they land, so the set stays as small
+    as the writes in flight.
+    """
+
+    def __init__(self, timeout_s: float = 120.0) -> None:
+        self.timeout_s = timeout_s
+        self._pending: set[asyncio.Future[Any]] = set()
+        self._failures: list[BaseException] = []
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def add(self, write: Awaitable[Any]) -> None:
+        future = asyncio.ensure_future(write)
+        self._pending.add(future)
+        future.add_done_callback(self._landed)
+
+    def _landed(self, future: asyncio.Future[Any]) -> None:
+        self._pending.discard(future)
+        if future.cancelled():
+            self._failures.append(RuntimeError("a table write was cancelled"))
+        elif future.exception() is not None:
+            self._failures.append(future.exception())  # type: ignore[arg-type]
+
+    async def settled(self) -> None:
+        pending = list(self._pending)
+        if pending:
+            _, unfinished = await asyncio.wait(pending, timeout=self.timeout_s)
+            if unfinished:
+                raise TimeoutError(
+                    f"{len(unfinished)} table writes unacknowledged after {self.timeout_s:g} s"
+                )
+        if self._failures:
+            raise self._failures[0]
+
+
+def write_barrier(app: Any) -> WriteBarrier:
+    """The app's one `WriteBarrier`, which its consumer awaits before every commit."""
+    barrier = getattr(app, "_hallmon_write_barrier", None)
+    if barrier is None:
+        barrier = WriteBarrier()
+        app._hallmon_write_barrier = barrier
+    return barrier
 
 
 @dataclass
@@ -245,6 +310,32 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             await self.commit_and_end_transactions()
         await super().on_stop()
 
+    async def _settle_writes(self) -> None:
+        """Wait for the app's table writes (fix 7); a failed one stops the process at once."""
+        try:
+            await write_barrier(self.app).settled()
+        except Exception as exc:  # any failed write: never commit past it
+            log.critical(
+                "a table write failed (%s: %s); exiting without committing, so the messages "
+                "behind it are read again after the restart. Check the broker.",
+                type(exc).__name__,
+                exc,
+            )
+            logging.shutdown()
+            os._exit(EXIT_UNWRITTEN)
+
+    async def _commit_offsets(self, offsets: Any, start_new_transaction: bool = True) -> bool:
+        await self._settle_writes()
+        done: bool = await super()._commit_offsets(offsets, start_new_transaction)
+        return done
+
+    async def wait_empty(self) -> None:
+        # Before a partition is given away (faust's revocation waits here when
+        # `stream_wait_empty` is set): also the writes of the timeout scan, which commits no
+        # offset, so none can land after the new owner restored the table.
+        await super().wait_empty()
+        await self._settle_writes()
+
     def _commit_head(self, tp: Any) -> int | None:
         committed = self._committed_offset[tp]
         return committed if committed is not None else self._positions.first_read.get(tp)
@@ -338,10 +429,13 @@ def install_ordered_consumer(app: Any) -> None:
 
 
 __all__ = [
+    "EXIT_UNWRITTEN",
     "OrderedConsumer",
     "ReadPositions",
+    "WriteBarrier",
     "cleared_offsets",
     "commit_offset",
     "install_ordered_consumer",
     "rewind_offset",
+    "write_barrier",
 ]

@@ -18,6 +18,7 @@ from typing import Any
 
 import faust
 from hallmon.schemas import AssembledResponse, Limits, decode_trace_event, encode
+from hallmon.topology.consumer import WriteBarrier, write_barrier
 from hallmon.topology.settings import HallmonSettings
 from hallmon.workers.assembler import store
 from hallmon.workers.assembler.state import Assembler, AssemblerConfig, AssemblyStep, StreamState
@@ -60,6 +61,7 @@ class AssemblerRuntime:
     # The table's header keys (not its parts), indexed once per consumer generation.
     stream_keys: set[str] = field(default_factory=set)
     keys_generation: int | None = None
+    writes: WriteBarrier = field(default_factory=WriteBarrier)
 
 
 class KeyLocks:
@@ -115,6 +117,7 @@ def install_assembler(app: faust.App, settings: HallmonSettings) -> AssemblerRun
         table=table,
         responses=raw_topic(app, settings.topics.responses),
         dlq=raw_topic(app, settings.topics.dlq),
+        writes=write_barrier(app),
     )
     limits = limits_of(settings)
 
@@ -329,25 +332,27 @@ async def _perform(
         await publish_response(rt, step.emit)
     was_open = old is not None and old.is_open
     if step.delete:
-        await _store(rt, key, old, None)
+        _store(rt, key, old, None)
     elif step.state is not None:
-        await _store(rt, key, old, step.state)
+        _store(rt, key, old, step.state)
         rt.open_streams += int(step.state.is_open) - int(was_open)
     rt.open_streams = max(rt.open_streams, 0)
 
 
-async def _store(
+def _store(
     rt: AssemblerRuntime, key: str, old: StreamState | None, new: StreamState | None
 ) -> None:
-    """Write what changed from `old` to `new` (None: forget the stream) and wait until the
-    changelog has acknowledged all of it.
+    """Write what changed from `old` to `new` (None: forget the stream) to the table and its
+    changelog.
 
-    Awaited on purpose: faust commits an input offset once the handler returned, so the state
-    an event changed is durable before its offset is; a crash or a rebalance in between can
-    no longer lose a chunk (a `table[key] = value` only buffered the changelog write). The
-    state records its source partition, so the timer (which has no current event) keeps the
-    changelog co-partitioned with the traces topic too. Only the parts the event added and
-    the small header are written (`store`), not the whole state.
+    The changelog writes are not awaited here: each joins the app's write barrier, which every
+    offset commit waits for (`hallmon.topology.consumer.WriteBarrier`), so the state an event
+    changed is durable before its offset is, and a crash or a rebalance in between re-reads
+    the event instead of losing a chunk. Waiting for each write before the next event made
+    every trace event cost a broker round trip. The state records its source partition, so the
+    timer (which has no current event) keeps the changelog co-partitioned with the traces
+    topic too. Only the parts the event added and the small header are written (`store`), not
+    the whole state.
     """
     latest = new if new is not None else old
     partition = latest.partition if latest is not None else None
@@ -357,14 +362,14 @@ async def _store(
     stored = rt.table.data.get(key)
     if stored is not None and store.is_whole(stored):
         old = None  # the previous layout: none of its parts is in the table yet
-    sent = []
     for part, value in store.changes(old, new):
         if value is None:
             rt.table.data.pop(part, None)
-            sent.append(rt.table.send_changelog(partition, part, None, value_serializer="raw"))
+            sent = rt.table.send_changelog(partition, part, None, value_serializer="raw")
         else:
             rt.table.data[part] = value
-            sent.append(rt.table.send_changelog(partition, part, value))
+            sent = rt.table.send_changelog(partition, part, value)
+        rt.writes.add(sent)
     if new is None:
         rt.stream_keys.discard(key)
     else:
@@ -374,8 +379,6 @@ async def _store(
         rt.states[key] = (header, new)
     else:
         rt.states.pop(key, None)
-    for pending in sent:
-        await pending
 
 
 async def publish_response(rt: AssemblerRuntime, response: AssembledResponse) -> None:

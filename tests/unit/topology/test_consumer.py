@@ -10,14 +10,18 @@ from types import SimpleNamespace
 from typing import Any
 from unittest.mock import patch
 
+import pytest
 from faust.transport.drivers.aiokafka import Consumer as FaustConsumer
 from faust.types import TP
 from hallmon.topology.consumer import (
+    EXIT_UNWRITTEN,
     OrderedConsumer,
     ReadPositions,
+    WriteBarrier,
     cleared_offsets,
     commit_offset,
     rewind_offset,
+    write_barrier,
 )
 from intervaltree import IntervalTree
 
@@ -226,3 +230,100 @@ def test_every_role_gets_the_ordered_consumer() -> None:
         assert app.conf.stream_wait_empty is (role == "assembler")
         # faust's data folder (nothing in it: tables are in memory) stays out of the cwd
         assert str(app.conf.datadir).startswith(tempfile.gettempdir())
+
+
+def test_the_write_barrier_waits_for_every_write_added_before_it() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        barrier = WriteBarrier()
+        first, second = loop.create_future(), loop.create_future()
+        barrier.add(first)
+        barrier.add(second)
+        settling = asyncio.ensure_future(barrier.settled())
+        first.set_result(None)
+        await asyncio.sleep(0.01)
+        assert not settling.done() and len(barrier) == 1  # landed writes are forgotten
+        second.set_result(None)
+        await asyncio.wait_for(settling, 1.0)
+        assert len(barrier) == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_failed_or_stuck_write_fails_the_barrier() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        barrier = WriteBarrier()
+        failed = loop.create_future()
+        barrier.add(failed)
+        failed.set_exception(OSError("broker gone"))
+        try:
+            await barrier.settled()
+        except OSError as exc:
+            assert "broker gone" in str(exc)
+        else:
+            raise AssertionError("a failed write must fail the barrier")
+        stuck = WriteBarrier(timeout_s=0.05)
+        stuck.add(loop.create_future())
+        try:
+            await stuck.settled()
+        except TimeoutError as exc:
+            assert "1 table writes unacknowledged" in str(exc)
+        else:
+            raise AssertionError("a write that never lands must fail the barrier")
+
+    asyncio.run(scenario())
+
+
+def test_the_consumer_commits_only_after_the_writes_landed() -> None:
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer.app = SimpleNamespace()
+    events: list[str] = []
+
+    async def faust_commit(self: Any, offsets: Any, start_new_transaction: bool = True) -> bool:
+        events.append(f"commit {offsets}")
+        return True
+
+    async def scenario() -> None:
+        write = asyncio.get_running_loop().create_future()
+        write_barrier(consumer.app).add(write)
+        assert write_barrier(consumer.app) is write_barrier(consumer.app)  # one per app
+        committing = asyncio.ensure_future(consumer._commit_offsets({P0: 3}))
+        await asyncio.sleep(0.01)
+        assert events == []  # the write has not landed: no commit yet
+        write.set_result(None)
+        events.append("landed")
+        assert await asyncio.wait_for(committing, 1.0) is True
+        assert events == ["landed", "commit {" + repr(P0) + ": 3}"]
+
+    with patch.object(FaustConsumer, "_commit_offsets", faust_commit):
+        asyncio.run(scenario())
+
+
+def test_a_failed_write_stops_the_worker_without_committing() -> None:
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer.app = SimpleNamespace()
+    exits: list[int] = []
+    commits: list[Any] = []
+
+    async def faust_commit(self: Any, offsets: Any, start_new_transaction: bool = True) -> bool:
+        commits.append(offsets)
+        return True
+
+    async def scenario() -> None:
+        write = asyncio.get_running_loop().create_future()
+        write_barrier(consumer.app).add(write)
+        write.set_exception(OSError("broker gone"))
+        await consumer._commit_offsets({P0: 3})
+
+    def fake_exit(code: int) -> None:
+        exits.append(code)
+        raise SystemExit(code)  # os._exit never returns
+
+    with (
+        patch.object(FaustConsumer, "_commit_offsets", faust_commit),
+        patch("hallmon.topology.consumer.os._exit", side_effect=fake_exit),
+        pytest.raises(SystemExit),
+    ):
+        asyncio.run(scenario())
+    assert exits == [EXIT_UNWRITTEN] and commits == []
