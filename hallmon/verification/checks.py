@@ -464,7 +464,7 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "refund": ("refund", "reimburs", "credit", "chargeback"),
     "send": ("send", "sent", "email", "mail", "notif", "messag", "text", "sms"),
     "escalate": ("escalat", "forward", "transfer", "assign", "handoff", "hand off"),
-    "book": ("book", "reserv", "schedul", "appointment"),
+    "book": ("book", "reserv", "schedul", "appointment", "calendar"),
     "update": ("updat", "chang", "modif", "edit", "amend", "set"),
     "create": ("creat", "open", "file", "submit", "log", "regist", "add", "ticket"),
     "delete": ("delet", "remov", "eras", "purg"),

@@ -116,6 +116,11 @@ _DATE_PATTERNS = [
     re.compile(rf"\b{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
     re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})\b"),
 ]
+# "2026-12-02T16:00:00+01:00": a date and its local time as written; the UTC offset is neither.
+_ISO_DATETIME = re.compile(
+    r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
+    r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
+)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/.])")
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
@@ -217,6 +222,27 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         taken[q.start : q.end] = b"\x01" * (q.end - q.start)
         found.append(q)
 
+    for m in _ISO_DATETIME.finditer(text):
+        y, mo, d = int(m.group("year")), int(m.group("mnum")), int(m.group("day"))
+        hour, minute = int(m.group("h")), int(m.group("m"))
+        if not (_valid(y, mo, d) and hour <= 24 and minute < 60):
+            continue
+        take(
+            Quantity(
+                "date",
+                m.group(0)[:10],
+                m.start(),
+                m.end(),
+                dates=frozenset({_iso(y, mo, d)}),
+                years=frozenset({float(y)}),
+            )
+        )
+        found.append(
+            Quantity(
+                "time", m.group(0)[11:16], m.start("h"), m.end("m"),
+                values=frozenset({float(hour * 60 + minute)}),
+            )
+        )  # fmt: skip
     for pattern in _DATE_PATTERNS:
         for m in pattern.finditer(text):
             if not free(m.start(), m.end()):

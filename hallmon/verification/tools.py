@@ -31,6 +31,7 @@ from typing import Any
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
 from hallmon.verification.checks import (
     _ACTION_DONE,
+    _DENIES,
     _PAST,
     _claimed_families,
     _families,
@@ -50,7 +51,11 @@ _CURRENCY_KEY = re.compile(r"(?:^|_)(eur|usd|gbp|chf|jpy|cad|aud)$", re.I)
 _AMOUNT_KEY = re.compile(
     r"amount|total|price|cost|fee|refund|credit|charge|balance|sum|paid|value", re.I
 )
-_DATE_KEY = re.compile(r"date|eta|_at$|_on$|day|deadline|until|expires|arriv|deliver", re.I)
+_DATE_KEY = re.compile(
+    r"date|eta|_at$|_on$|day|deadline|until|expires|arriv|deliver|effective|start|end|renew|"
+    r"valid|begin|due|schedul",
+    re.I,
+)
 _CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
 
 
@@ -324,6 +329,7 @@ _STATUS_WORDS = (
     "returned", "in transit", "out for delivery", "on hold", "confirmed", "dispatched",
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
+    "overdue", "past due", "draft", "scheduled", "degraded", "operational",
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
@@ -383,6 +389,32 @@ def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
     return replace(call, fields=kept)
 
 
+# "All three of your invoices are paid", "none of your orders has shipped": a statement about
+# every element of a tool's list.
+_EVERY = re.compile(r"\b(?:all|every|each|both)\b", re.I)
+_NONE_OF = re.compile(r"\bnone\s+of\b|\bneither\b", re.I)
+
+
+def _statuses(call: ToolCall, *, listed: bool = False) -> set[str]:
+    """The call's status fields; with `listed`, only those of list elements."""
+    return {
+        _norm_status(v)
+        for k, v in call.fields
+        if k.rsplit(".", 1)[-1] in ("status", "state")
+        and (not listed or k.rpartition(".")[0].rpartition(".")[2].isdigit())
+    }
+
+
+def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[str]) -> bool:
+    """Whether the status a claim states agrees with the call: for every element of its list
+    when the claim quantifies over all of them ("all", "none of"), else for one of them."""
+    if _NONE_OF.search(claim_text):
+        return said not in (listed or statuses)
+    if _EVERY.search(claim_text) and listed:
+        return listed == {said}
+    return said in statuses
+
+
 def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """Status words, carriers, amounts and dates of a claim about what a tool returned,
     compared with its fields. None when the claim is about no tool output or names no field."""
@@ -397,13 +429,12 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         m, mm = _compare(claim_text, call)
         matched += [x for x in m if x not in _identifiers(claim_text)]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
-        statuses = {
-            _norm_status(v) for k, v in call.fields if k.rsplit(".", 1)[-1] in ("status", "state")
-        }
+        statuses = _statuses(call)
         for said in {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}:
             if not statuses:
                 continue
-            if said in statuses:
+            held = _status_holds(claim_text, said, statuses, _statuses(call, listed=True))
+            if held:
                 matched.append(f"status {said}")
             else:
                 mismatched.append(
@@ -445,7 +476,10 @@ _FAILURE = re.compile(
 _FAILURE_WORDS = frozenset(
     {"system", "payment", "request", "call", "servic", "tool", "attempt", "noth", "yet", "tri",
      "again", "later", "moment", "unfortun", "sorri", "so", "it", "now", "right", "tim", "go",
-     "through", "issu", "process", "complet", "your"}
+     "through", "issu", "process", "complet", "your",
+     # the other party whose system failed, named generically
+     "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
+     "backend", "third", "parti", "booking", "network", "gateway"}
 )  # fmt: skip
 
 
@@ -455,7 +489,12 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     the truth about a failure is not a hallucination. None when it does not apply."""
     if not _FAILURE.search(claim_text):
         return None
-    rest = content_tokens(_FAILURE.sub(" ", claim_text)) - _FAILURE_WORDS
+    # Compared by their first five letters, as the call's own words below.
+    rest = {
+        w
+        for w in content_tokens(_FAILURE.sub(" ", claim_text))
+        if not any(w[:5] == f[:5] for f in _FAILURE_WORDS)
+    }
     named = set(_kinds(claim_text))
     for call in calls:
         if call.status == "ok" or (named and not named & set(_kinds(call.tool))):
@@ -528,6 +567,7 @@ _PASSIVE_DONE = re.compile(
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|except|unless|although|while)\b", re.I)
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
@@ -564,16 +604,31 @@ def check_exception(
             if best is None or overlap > best[0]:
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:
+        said = " ".join(best[2].split())[:90]
+        if _refuses(best[2], _GRANTS[kind]) and not _DENIES.search(claim_text):
+            # "Discounts do not apply to gift cards" names the favour only to refuse it.
+            return CheckResult(
+                name="commitment", passed=False, detail=f"{best[1]} refuses it ({kind}): “{said}”"
+            )
         return CheckResult(
-            name="commitment",
-            passed=True,
-            detail=f"{best[1]} grants it ({kind}): “{' '.join(best[2].split())[:90]}”",
+            name="commitment", passed=True, detail=f"{best[1]} grants it ({kind}): “{said}”"
         )
     return CheckResult(
         name="commitment",
         passed=False,
         detail=f"no policy passage or tool result grants this {kind}",
     )
+
+
+def _refuses(sentence: str, grants: Sequence[str]) -> bool:
+    """Whether the clause of `sentence` that names the favour negates it ("Discounts do not
+    apply to gift cards"); a negation in another clause ("free for members, no code needed")
+    refuses nothing."""
+    for clause in _CLAUSE_BREAK.split(sentence):
+        low = clause.lower()
+        if any(g in low for g in grants) and _DENIES.search(clause):
+            return True
+    return False
 
 
 # --- one claim ------------------------------------------------------------------------------------

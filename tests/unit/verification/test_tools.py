@@ -269,3 +269,63 @@ def test_your_named_plan_is_found_in_a_nested_output() -> None:
     assert right is not None and right.passed is True
     wrong = check_tool_facts("Your Pro plan renews on January 1, 2027.", [account])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_favour_the_policy_names_only_to_refuse_is_not_granted() -> None:
+    promo = Source(
+        source_id="promo",
+        kind="document",
+        text="Winter sale: 20% off all jackets. Discounts do not apply to gift cards.",
+    )
+    refused = check_exception("You can also use the 20% discount on gift cards.", [promo])
+    assert refused is not None and refused.passed is False and "refuses" in refused.detail
+    members = Source(
+        source_id="benefits",
+        kind="document",
+        text="Express shipping is free for members, no code needed.",
+    )
+    granted = check_exception("Express shipping is free for members.", [members])
+    assert granted is not None and granted.passed is True  # the "no" is another clause's
+
+
+def test_a_status_said_of_every_list_element_must_hold_for_each() -> None:
+    invoices = call(
+        "invoices.list",
+        {"invoices": [{"id": "INV-1", "status": "paid"}, {"id": "INV-2", "status": "overdue"}]},
+    )
+    every = check_tool_facts("All of your invoices are paid.", [invoices])
+    assert every is not None and every.passed is False
+    none = check_tool_facts("None of your invoices are overdue.", [invoices])
+    assert none is not None and none.passed is False
+    one = check_tool_facts("Invoice INV-2 is overdue.", [invoices])
+    assert one is not None and one.passed is True
+    paid = call("invoices.list", {"invoices": [{"id": "INV-1", "status": "paid"}] * 2})
+    both = check_tool_facts("Both of your invoices are paid.", [paid])
+    assert both is not None and both.passed is True
+
+
+def test_a_failure_of_the_other_partys_system_is_reported_honestly() -> None:
+    timed_out = call("flights.rebook", {"error": "upstream timeout"}, status="timeout")
+    result = check_reported_failure("The airline system timed out.", [timed_out])
+    assert result is not None and result.passed is True
+    assert check_reported_failure("The airline system timed out.", [call("x.get", {})]) is None
+
+
+def test_an_effective_or_start_date_field_is_a_date_of_the_call() -> None:
+    cancelled = call(
+        "subscriptions.cancel", {"subscription_id": "SUB-5", "effective": "2026-12-31"}
+    )
+    agrees = check_tool_facts("Your subscription SUB-5 will end on December 31, 2026.", [cancelled])
+    assert agrees is not None and agrees.passed is True
+    differs = check_tool_facts("Your subscription SUB-5 will end on January 31, 2027.", [cancelled])
+    assert differs is not None and differs.passed is False
+
+
+def test_a_scheduled_meeting_is_backed_by_a_calendar_call_at_that_time() -> None:
+    event = call(
+        "calendar.create",
+        {"event_id": "EV-31", "start": "2026-12-02T16:00:00+01:00"},
+        title="Sync",
+    )
+    done = check_action("I've scheduled the Sync for December 2 at 4 pm.", [event])
+    assert done.passed is True, done.detail
