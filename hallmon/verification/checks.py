@@ -71,13 +71,16 @@ def check_numbers(
             detail=f"no context to check {', '.join(q.describe() for q in wanted)} against",
         )
     in_evidence = [q for e in evidence for q in extract_quantities(e.text, False)]
+    text_of = {id(q): e.text for e in evidence for q in extract_quantities(e.text, False)}
     conversions = _conversions(claim_text)
     found: list[str] = []
     missing: list[str] = []
+    matched: list[tuple[Quantity, Quantity, str]] = []
     for q in wanted:
         match = find_match(q, in_evidence)
         if match is not None:
             found.append(_found(q, match, "the evidence"))
+            matched.append((q, match, text_of.get(id(match), "")))
             continue
         where = None
         for s in sources:
@@ -113,7 +116,51 @@ def check_numbers(
             )
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
+    swap = swapped_figures(claim_text, matched)
+    if swap is not None:
+        return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+# A clause: what a figure is said of ("A replacement card is €15", "and express delivery adds
+# €10").
+_CLAUSE = re.compile(r"[,;:.!?()]|\s(?:and|but|while|whereas|plus)\s", re.I)
+
+
+def _clause_words(text: str, q: Quantity) -> frozenset[str]:
+    """Content words of the clause of `text` that holds quantity `q`, the figure excluded."""
+    starts = [m.end() for m in _CLAUSE.finditer(text, 0, q.start)]
+    begin = starts[-1] if starts else 0
+    after = _CLAUSE.search(text, q.end)
+    end = after.start() if after else len(text)
+    words = content_tokens(text[begin : q.start] + " " + text[q.end : end])
+    return frozenset(w for w in words if not w[:1].isdigit())
+
+
+def swapped_figures(
+    claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]
+) -> str | None:
+    """Two figures of the claim that are each in the same passage, but each said of what the
+    passage says of the other ("A replacement card is €15, express delivery adds €10" against
+    "A replacement card costs ten euros. Express delivery adds 15 EUR"), or None.
+
+    A pair counts as swapped only when the crossed reading shares clearly more words (two or
+    more) than the straight one and each figure shares a word with the other's clause."""
+    for i, (qa, ma, ta) in enumerate(matched):
+        for qb, mb, tb in matched[i + 1 :]:
+            if not ta or ta != tb or ma is mb or ma.values & mb.values or ma.dates & mb.dates:
+                continue
+            ka, kb = _clause_words(claim_text, qa), _clause_words(claim_text, qb)
+            ea, eb = _clause_words(ta, ma), _clause_words(ta, mb)
+            straight = len(ka & ea) + len(kb & eb)
+            crossed_a, crossed_b = len(ka & eb), len(kb & ea)
+            if crossed_a and crossed_b and crossed_a + crossed_b >= straight + 2:
+                return (
+                    f"{qa.describe()} and {qb.describe()} are swapped: the evidence gives "
+                    f"{mb.describe()} for what the claim says is {qa.describe()}, and "
+                    f"{ma.describe()} for the other (they differ)"
+                )
+    return None
 
 
 _CONVERSION_UNIT = re.compile(

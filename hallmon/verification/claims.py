@@ -137,6 +137,12 @@ _POLITE_CORE = (
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news"
+    # Wishes and farewells ("Enjoy your stay!", "Have a great day", "Safe travels").
+    r"|(?:i\s+|we\s+)?(?:hope\s+you\s+)?(?:enjoy|have)\s+(?:a\s+|your\s+)?(?:(?:great|good|nice|"
+    r"lovely|wonderful|pleasant|safe)\s+)?(?:stay|day|evening|weekend|week|trip|flight|journey|"
+    r"meal|visit|holiday|vacation|time)\b"
+    r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
+    r"good\s?bye|bye|welcome\s+aboard|congratulations|congrats)"
     # A request to retry states nothing ("Please try again in a few minutes").
     r"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b[^,;.!?]*"
 )

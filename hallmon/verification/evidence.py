@@ -230,8 +230,17 @@ def _inline(obj: dict[str, Any]) -> str:
     return ", ".join(f"{_label(k)}: {_scalar(v)}" for k, v in obj.items() if v is not None)
 
 
+# Rates APIs give as fractions ("apr": 0.069 is 6.9 %); keys saying "percent" already are.
+RATE_KEY = re.compile(
+    r"(?:^|_)(?:apr|apy|rate|ratio|share|discount|interest|tax|vat|commission|fraction|"
+    r"utili[sz]ation|occupancy|probability)(?:$|_)",
+    re.I,
+)
+
+
 def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """Each minor-unit amount followed by its major-unit reading ("amount 89.00 EUR"), so the
+    """Each minor-unit amount followed by its major-unit reading ("amount 89.00 EUR"), and each
+    rate given as a fraction by its percentage ("apr 0.069" -> "apr percent 6.9%"), so the
     number check and the model see the figure an answer states."""
     currency = next(
         (v for k, v in items if str(k).lower() == "currency" and isinstance(v, str)), ""
@@ -242,6 +251,8 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         if isinstance(v, int | float) and not isinstance(v, bool) and MINOR_UNIT_KEY.search(str(k)):
             base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
             out.append((base, f"{v / 100:.2f} {currency[:8]}".strip()))
+        elif isinstance(v, float) and 0 < v < 1 and RATE_KEY.search(str(k)):
+            out.append((f"{k} percent", f"{round(v * 100, 6):g}%"))
     return out
 
 

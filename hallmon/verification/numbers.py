@@ -479,3 +479,26 @@ def differs_by_one_digit(a: str, b: str) -> bool:
     """ "15" vs "14", "4,200" vs "4,300": same shape, exactly one digit changed."""
     da, db = re.sub(r"\D", "", a), re.sub(r"\D", "", b)
     return len(da) == len(db) and sum(x != y for x, y in zip(da, db, strict=True)) == 1
+
+
+def in_passage_terms(claim: str, passage: str) -> str:
+    """`claim` with each date and time the passage states in another form written as the
+    passage writes it ("3 pm" -> "15:00", "December 31, 2026" -> "2026-12-31"): the model
+    reads these formats poorly, and the number check judges the values themselves. Amounts
+    keep their form (a match's text may lack its unit: "ten" of "ten euros")."""
+    wanted = extract_quantities(claim, True)
+    if not wanted:
+        return claim
+    pool = extract_quantities(passage, False)
+    if not pool:
+        return claim
+    out = claim
+    for q in sorted(wanted, key=lambda q: q.start, reverse=True):
+        if q.kind not in ("date", "time"):
+            continue
+        match = find_match(q, pool)
+        if match is None or match.kind != q.kind or match.text == q.text.rstrip("."):
+            continue
+        end = q.end - 1 if q.text.endswith(".") else q.end
+        out = out[: q.start] + match.text + out[end:]
+    return out

@@ -49,7 +49,9 @@ MAX_DEPTH = 6
 
 _CURRENCY_KEY = re.compile(r"(?:^|_)(eur|usd|gbp|chf|jpy|cad|aud)$", re.I)
 _AMOUNT_KEY = re.compile(
-    r"amount|total|price|cost|fee|refund|credit|charge|balance|sum|paid|value", re.I
+    r"amount|total|price|cost|fee|refund|credit|charge|balance|sum|paid|value|payment|"
+    r"instal|premium|rent|deposit|due",
+    re.I,
 )
 _DATE_KEY = re.compile(
     r"date|eta|_at$|_on$|day|deadline|until|expires|arriv|deliver|effective|start|end|renew|"

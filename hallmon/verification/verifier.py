@@ -71,6 +71,7 @@ from hallmon.verification.evidence import (
     collect_sources,
 )
 from hallmon.verification.negation import check_names, check_negation
+from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
 from hallmon.verification.tools import ground_in_tools, tool_calls
@@ -276,7 +277,8 @@ class Verifier:
             for n, i in enumerate(prepared.judged):
                 hypothesis = hypothesis_text(prepared.claims[i])
                 for j in self.pair_budget.passages(prepared.evidence[n], prepared.checks[n]):
-                    prepared.pairs.append((prepared.evidence[n][j].text, hypothesis))
+                    passage = prepared.evidence[n][j].text
+                    prepared.pairs.append((passage, in_passage_terms(hypothesis, passage)))
                     prepared.pair_of.append((n, j))
         except Exception as exc:  # any stage failing must surface as evaluation_failed
             prepared.result = self._failed(prepared, _error_text(exc, stage))

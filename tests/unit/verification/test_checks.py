@@ -454,3 +454,16 @@ def test_a_unit_conversion_in_parentheses_is_not_looked_up() -> None:
     # A figure in parentheses that is no conversion is still looked up.
     assert check_numbers("It averages 58 degrees (15 minutes).", [], src).passed is False
     assert check_numbers("It averages 15 degrees Celsius.", [], src).passed is False
+
+
+def test_two_figures_said_of_each_others_things_are_swapped() -> None:
+    fees = [doc("A replacement card costs ten euros. Express delivery of the card adds 15 EUR.")]
+    said = "A replacement card is €15, and express delivery adds €10."
+    swapped = check_numbers(said, evidence_for(said, fees), fees)
+    assert swapped.passed is False and "swapped" in swapped.detail
+    right = "A replacement card is €10, and express delivery adds €15."
+    assert check_numbers(right, evidence_for(right, fees), fees).passed is True
+    # figures of one clause each, in another order than the source's: not a swap
+    hours = [doc("Breakfast is served from 7:00 to 10:30. Parking costs 20 EUR per night.")]
+    other = "Parking is 20 EUR a night and breakfast runs 7:00-10:30."
+    assert check_numbers(other, evidence_for(other, hours), hours).passed is True

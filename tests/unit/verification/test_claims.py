@@ -316,3 +316,17 @@ def test_claims_about_the_world_that_sound_like_the_context_stay_claims(sentence
 def test_nouns_coordinated_after_a_comma_are_not_split_as_a_clause() -> None:
     answer = "The parking lot is available, but street and garage parking are not provided."
     assert texts(answer) == [answer]
+
+
+@pytest.mark.parametrize(
+    "wish", ["Enjoy your stay!", "Have a great weekend.", "Safe travels!", "Take care."]
+)
+def test_wishes_and_farewells_are_not_claims(wish: str) -> None:
+    result = extract_claims(f"Your room is ready. {wish}")
+    assert [c.text for c in result.claims] == ["Your room is ready."]
+    assert len(result.skipped) == 1 and result.skipped[0].reason in ("politeness", "greeting")
+
+
+def test_a_wish_that_states_a_fact_stays_a_claim() -> None:
+    result = extract_claims("Enjoy free shipping on orders over 50 EUR.")
+    assert len(result.claims) == 1

@@ -234,3 +234,9 @@ def test_render_record_reads_minor_units_in_major_units() -> None:
     text = render_record({"amount_cents": 8900, "currency": "EUR", "fee_in_cents": True})
     assert "Amount cents: 8900." in text and "Amount: 89.00 EUR." in text
     assert "Fee in cents: yes." in text  # a boolean is no amount
+
+
+def test_a_rate_given_as_a_fraction_is_also_read_as_a_percentage() -> None:
+    text = render_record({"apr": 0.069, "monthly_payment": 308.34, "count": 0.5})
+    assert "6.9%" in text and "308.34" in text
+    assert "50%" not in text  # only rate-like keys: a 0.5 "count" is no percentage

@@ -13,3 +13,18 @@ def test_an_iso_datetime_is_a_date_and_a_local_time_not_its_offset() -> None:
     assert [q.values for q in times] == [frozenset({960.0})]  # 16:00, not the +01:00 offset
     claim = extract_quantities("December 2 at 4 pm", True)
     assert any(q.values == frozenset({960.0}) for q in claim)
+
+
+def test_the_model_reads_dates_and_times_as_the_passage_writes_them() -> None:
+    from hallmon.verification.numbers import in_passage_terms
+
+    passage = "Check-in starts at 15:00 and check-out is by 11:00. Effective: 2026-12-31."
+    assert (
+        in_passage_terms("Check-in is from 3 pm and check-out by 11 am.", passage)
+        == "Check-in is from 15:00 and check-out by 11:00."
+    )
+    assert in_passage_terms("It ends on December 31, 2026.", passage) == "It ends on 2026-12-31."
+    # amounts keep their own form; a figure the passage lacks is left as it is
+    fee = "A replacement card costs ten euros."
+    assert in_passage_terms("A replacement card is €10.", fee) == "A replacement card is €10."
+    assert in_passage_terms("It opens at 9 am.", passage) == "It opens at 9 am."
