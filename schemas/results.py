@@ -32,6 +32,7 @@ CheckName = Literal[
     "name",
     "injection",
     "profile",
+    "scope",
 ]
 
 ENFORCEMENT: Literal["not_enforced_streaming"] = "not_enforced_streaming"

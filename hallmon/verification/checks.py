@@ -972,6 +972,58 @@ def check_tier(claim_text: str, sources: Sequence[Source]) -> CheckResult | None
     )
 
 
+# --- scope: "all" where the source says "only" -------------------------------------------------
+
+# "on all plans", "every order": the claim speaks of a whole class ("any" is left out: "any
+# additional costs" restricts nothing).
+_UNIVERSAL = re.compile(
+    r"\b(?:all|every|each)\s+(?:of\s+(?:the|our|your)\s+)?(?P<noun>[a-z-]+)(?:\s+(?P<next>[a-z]+))?",
+    re.I,
+)
+# What narrows a statement to part of that class ("Orders over 100 EUR", "the Pro plan only").
+_RESTRICTS = re.compile(
+    r"\b(?:only|except|excluding|unless|provided|over|above|more\s+than|at\s+least|exceeding|"
+    r"minimum)\b",
+    re.I,
+)
+
+
+def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A claim about every member of a class ("free on all orders", "on all plans") fails
+    where the source sentence closest to it grants the same to part of the class only
+    ("Orders over 100 EUR ship for free", "available on the Pro plan only"). None where the
+    claim quantifies over nothing, keeps the restriction itself, or no sentence is close."""
+    m = _UNIVERSAL.search(claim_text)
+    if not m or _RESTRICTS.search(claim_text):
+        return None
+    # The class is the word after the quantifier, or the next one ("all paid plans").
+    nouns = {stem(w.lower()) for w in (m.group("noun"), m.group("next")) if w}
+    words = content_tokens(claim_text) - {"all", "every", "each"}
+    if not words:
+        return None
+    best: tuple[float, str, str] | None = None
+    for source in sources:
+        if source.kind == "user_input":
+            continue
+        for sentence in source_sentences(source.text):
+            tokens = content_tokens(sentence)
+            if not any(stem(t) in nouns for t in tokens):
+                continue
+            overlap = len(words & tokens) / len(words)
+            if best is None or overlap > best[0]:
+                best = (overlap, source.source_id, sentence)
+    if best is None or best[0] < 0.5 or not _RESTRICTS.search(best[2]):
+        return None
+    if any(stem(u.group("noun").lower()) in nouns for u in _UNIVERSAL.finditer(best[2])):
+        return None  # the source says "all loans" itself: the claim repeats it
+    return CheckResult(
+        name="scope",
+        passed=False,
+        detail=f"{best[1]} says it of part of them only: “{_snip(best[2])}” (the claim says "
+        f"“{claim_text[m.start() : m.end('noun')].lower()}”; contradicts it)",
+    )
+
+
 # --- all -------------------------------------------------------------------------------------
 
 
@@ -1018,6 +1070,7 @@ def run_checks(
     optional = (
         check_injection(text, sources),
         check_tier(text, sources),
+        check_scope(text, sources),
         check_record(text, record_facts),
         check_hours(text, hours),
     )

@@ -176,9 +176,16 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
     return facts
 
 
+# Phrases that deny a field under another name ("out of stock" is `in_stock: false`).
+_DENIED_AS = ((re.compile(r"\b(?:out\s+of\s+stock|sold\s+out)\b"), "not in stock"),)
+
+
 def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
     """(words, negated) per comma-separated piece of each clause."""
-    for clause in _CLAUSE.split(text.lower()):
+    text = text.lower()
+    for pattern, meaning in _DENIED_AS:
+        text = pattern.sub(meaning, text)
+    for clause in _CLAUSE.split(text):
         negated = False
         for piece in clause.split(","):
             # A negation carries over list items without a verb of their own.

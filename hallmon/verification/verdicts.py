@@ -200,7 +200,7 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
         return None
     order = (
         "injection", "action", "tool_fact", "profile", "citation", "quote", "number",
-        "record", "system_state", "commitment", "negation", "name",
+        "record", "system_state", "commitment", "scope", "negation", "name",
     )  # fmt: skip
     failed.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
     check = failed[0]

@@ -467,3 +467,19 @@ def test_two_figures_said_of_each_others_things_are_swapped() -> None:
     hours = [doc("Breakfast is served from 7:00 to 10:30. Parking costs 20 EUR per night.")]
     other = "Parking is 20 EUR a night and breakfast runs 7:00-10:30."
     assert check_numbers(other, evidence_for(other, hours), hours).passed is True
+
+
+def test_all_where_the_source_says_only_part_fails_the_scope_check() -> None:
+    from hallmon.verification.checks import check_scope
+
+    shipping = [doc("Orders over 100 EUR ship for free within Germany. Others pay 4.90 EUR.")]
+    wider = check_scope("Shipping is free on all orders within Germany.", shipping)
+    assert wider is not None and wider.passed is False and "contradicts" in wider.detail
+    notes = [doc("Version 4.2 adds offline mode. Offline mode is available on the Pro plan only.")]
+    plans = check_scope("Offline mode is available on all plans from version 4.2.", notes)
+    assert plans is not None and plans.passed is False
+    # the claim keeps the restriction, the source says "all" itself, or no sentence is close
+    assert check_scope("All orders over 100 EUR ship for free.", shipping) is None
+    rooms = [doc("Free WiFi is available in all rooms, except during maintenance.")]
+    assert check_scope("All rooms have free WiFi.", rooms) is None
+    assert check_scope("All plans include email support.", shipping) is None

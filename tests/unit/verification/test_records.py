@@ -259,3 +259,13 @@ def test_weekly_hours_stated_in_prose_are_checked() -> None:
     assert right is not None and right.passed is True
     # a week the text does not cover whole is not read as closed on the other days
     assert text_hours("We are open Monday to Friday 9:00-17:00.", "x") is None
+
+
+def test_out_of_stock_denies_an_in_stock_field() -> None:
+    facts = record_facts(response([json.dumps({"sku": "HD-300", "in_stock": True})]))
+    denied = check_record("Unfortunately the HD-300 is out of stock.", facts)
+    assert denied is not None and denied.passed is False and "denies in_stock" in denied.detail
+    sold = check_record("It is sold out.", facts)
+    assert sold is not None and sold.passed is False
+    kept = check_record("The HD-300 is in stock.", facts)
+    assert kept is not None and kept.passed is True
