@@ -84,10 +84,10 @@ def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.A
         "consumer_auto_offset_reset": "earliest",
         "broker_commit_interval": 1.0,
         "broker_client_id": f"{settings.kafka.client_id}-{role}",
-        # The assembler waits for the event in hand, and the write barrier for its table writes,
-        # before it gives a partition away, so no changelog write can land after the new owner
-        # restored the table (and bury the new owner's later state on the next restore). The
-        # other roles keep no table.
+        # The assembler waits for the event in hand (and the write barrier) before it gives a
+        # partition away, so no changelog write can land after the new owner restored the
+        # table (and bury the new owner's later state on the next restore). The other roles
+        # keep no table.
         "stream_wait_empty": role == "assembler",
         # A killed worker's partitions move to the others (or to its restart) within ~10 s.
         "broker_session_timeout": 10.0,

@@ -42,9 +42,10 @@ A sixth, a message acked although its handler raised or was cancelled (faust ack
    stops waiting once 0.1 s pass without a send, and commits whether or not the changelog
    writes of the handled messages have landed. Here every commit first waits for the writes
    the agents registered with the app's `WriteBarrier`, and a failed one stops the process
-   without committing (the messages are read again after the restart). The agents therefore
-   need not wait for each write before taking the next message: the assembler pipelines its
-   changelog writes.
+   without committing (the messages are read again after the restart). The assembler still
+   awaits each write before its next message (see `workers/assembler/agent.py`, `_store`):
+   the barrier is the guard for what a handler does not await, and turns a failed write into
+   a restart instead of a dead letter for a valid message.
 """
 
 from __future__ import annotations

@@ -53,13 +53,12 @@ class KafkaSettings(_Group):
     )
     client_id: str = Field(default="hallmon", description="Client id the brokers see in logs.")
     linger_ms: float = Field(
-        default=2.0,
+        default=0.0,
         ge=0.0,
         le=1000.0,
         description="How long the workers' producer waits to gather records into one request. "
-        "The assembler's table writes are not awaited one by one, so a few milliseconds put "
-        "many of them in one request (fewer, larger requests: less CPU per answer); each "
-        "response, verdict or alert can be that much later.",
+        "Every output and every assembler table write waits up to this long before it is "
+        "sent; larger values mean fewer, larger requests under load.",
     )
     security_protocol: SecurityProtocol = Field(
         default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL."

@@ -205,7 +205,7 @@ def test_a_stream_stored_whole_is_written_in_parts_at_its_next_event() -> None:
         step = ASM.apply(old, ev("response.delta", "e2", text="there", seq=1), now=1.0,
                          open_streams=1, partition=0)  # fmt: skip
         assert step.state is not None
-        _store(rt, "r-1", old, step.state)
+        await _store(rt, "r-1", old, step.state)
         rt.states.clear()
         again = load_state(rt, "r-1")
         assert again is not None and again.chunks == {0: "Hi ", 1: "there"}
@@ -213,7 +213,7 @@ def test_a_stream_stored_whole_is_written_in_parts_at_its_next_event() -> None:
     asyncio.run(scenario())
 
 
-def test_table_writes_join_the_commit_barrier_without_being_awaited() -> None:
+def test_table_writes_join_the_commit_barrier_and_are_awaited() -> None:
     from hallmon.workers.assembler.agent import _store
 
     class SlowTable(FakeTable):
@@ -227,14 +227,13 @@ def test_table_writes_join_the_commit_barrier_without_being_awaited() -> None:
         step = ASM.apply(None, ev("response.delta", "e1", text="Hi ", seq=0), now=1.0,
                          open_streams=0, partition=0)  # fmt: skip
         assert step.state is not None
-        _store(rt, "r-1", None, step.state)  # returns although no write has landed
-        assert table.changelog and len(rt.writes) == len(table.changelog)
-        settling = asyncio.ensure_future(rt.writes.settled())
+        storing = asyncio.ensure_future(_store(rt, "r-1", None, step.state))
         await asyncio.sleep(0.01)
-        assert not settling.done()  # a commit would wait for them
+        assert table.changelog and len(rt.writes) == len(table.changelog)
+        assert not storing.done()  # the handler waits until the changelog has the state
         for future in list(rt.writes._pending):
             future.set_result(None)  # type: ignore[attr-defined]
-        await asyncio.wait_for(settling, 1.0)
+        await asyncio.wait_for(storing, 1.0)
         assert len(rt.writes) == 0
 
     asyncio.run(scenario())
