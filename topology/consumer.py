@@ -44,8 +44,8 @@ A sixth, a message acked although its handler raised or was cancelled (faust ack
    the agents registered with the app's `WriteBarrier`, and a failed one stops the process
    without committing (the messages are read again after the restart). The assembler still
    awaits each write before its next message (see `workers/assembler/agent.py`, `_store`):
-   the barrier is the guard for what a handler does not await, and turns a failed write into
-   a restart instead of a dead letter for a valid message.
+   the barrier is the guard for what a handler does not await, and makes a failed write a
+   restart that reads its message again, not only the dead letter its handler publishes.
 """
 
 from __future__ import annotations

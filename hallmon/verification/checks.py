@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
@@ -70,8 +70,10 @@ def check_numbers(
             passed=None,
             detail=f"no context to check {', '.join(q.describe() for q in wanted)} against",
         )
-    in_evidence = [q for e in evidence for q in extract_quantities(e.text, False)]
-    text_of = {id(q): e.text for e in evidence for q in extract_quantities(e.text, False)}
+    # Each evidence figure with its passage (the swap test reads the clause around it).
+    located = [(q, e.text) for e in evidence for q in extract_quantities(e.text, False)]
+    in_evidence = [q for q, _ in located]
+    text_of = {id(q): text for q, text in located}
     conversions = _conversions(claim_text)
     found: list[str] = []
     missing: list[str] = []
@@ -342,16 +344,27 @@ def _sentences_of(source: Source) -> tuple[str, ...]:
     return source_sentences(source.text)
 
 
+def _overlaps(
+    words: frozenset[str], sources: Iterable[Source]
+) -> Iterator[tuple[float, str, str, frozenset[str]]]:
+    """(share of `words` the sentence holds, source id, sentence, its content words) for every
+    sentence of `sources`, in order; `words` must not be empty."""
+    for source in sources:
+        for sentence in _sentences_of(source):
+            tokens = content_tokens(sentence)
+            yield len(words & tokens) / len(words), source.source_id, sentence, tokens
+
+
+def _best(scored: Iterable[tuple[float, str, str]]) -> tuple[float, str, str] | None:
+    """The first of the highest-scoring (score, source id, sentence)."""
+    return max(scored, key=lambda b: b[0], default=None)
+
+
 def _closest_sentence(text: str, sources: Sequence[Source]) -> tuple[str, str] | None:
     want = content_tokens(text)
     if not want:
         return None
-    best: tuple[float, str, str] | None = None
-    for source in sources:
-        for sentence in _sentences_of(source):
-            score = len(want & content_tokens(sentence)) / len(want)
-            if score > 0 and (best is None or score > best[0]):
-                best = (score, source.source_id, sentence)
+    best = _best((o, sid, sent) for o, sid, sent, _ in _overlaps(want, sources) if o > 0)
     return (best[1], best[2]) if best else None
 
 
@@ -905,18 +918,12 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
         _INSTRUCTION.search(s.text) for s in sources if s.kind != "user_input"
     ):
         return None  # the usual case: no instruction anywhere, no sentence to split
-    injected: tuple[float, str, str] | None = None
-    plain = 0.0
-    for source in sources:
-        if source.kind == "user_input":
-            continue
-        for sentence in _sentences_of(source):
-            overlap = len(words & content_tokens(sentence)) / len(words)
-            if _INSTRUCTION.search(sentence):
-                if injected is None or overlap > injected[0]:
-                    injected = (overlap, source.source_id, sentence)
-            else:
-                plain = max(plain, overlap)
+    scored = [
+        (o, sid, sent, _INSTRUCTION.search(sent) is not None)
+        for o, sid, sent, _ in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+    ]
+    injected = _best((o, sid, sent) for o, sid, sent, instruction in scored if instruction)
+    plain = max((o for o, _, _, instruction in scored if not instruction), default=0.0)
     if injected is None or injected[0] < 0.6 or injected[0] <= plain:
         return None
     return CheckResult(
@@ -1001,17 +1008,11 @@ def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
     words = content_tokens(claim_text) - {"all", "every", "each"}
     if not words:
         return None
-    best: tuple[float, str, str] | None = None
-    for source in sources:
-        if source.kind == "user_input":
-            continue
-        for sentence in source_sentences(source.text):
-            tokens = content_tokens(sentence)
-            if not any(stem(t) in nouns for t in tokens):
-                continue
-            overlap = len(words & tokens) / len(words)
-            if best is None or overlap > best[0]:
-                best = (overlap, source.source_id, sentence)
+    best = _best(
+        (o, sid, sent)
+        for o, sid, sent, tokens in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+        if any(stem(t) in nouns for t in tokens)
+    )
     if best is None or best[0] < 0.5 or not _RESTRICTS.search(best[2]):
         return None
     if any(stem(u.group("noun").lower()) in nouns for u in _UNIVERSAL.finditer(best[2])):

@@ -486,16 +486,14 @@ def in_passage_terms(claim: str, passage: str) -> str:
     passage writes it ("3 pm" -> "15:00", "December 31, 2026" -> "2026-12-31"): the model
     reads these formats poorly, and the number check judges the values themselves. Amounts
     keep their form (a match's text may lack its unit: "ten" of "ten euros")."""
-    wanted = extract_quantities(claim, True)
+    wanted = [q for q in extract_quantities(claim, True) if q.kind in ("date", "time")]
     if not wanted:
-        return claim
+        return claim  # the usual case, once per (passage, claim) pair
     pool = extract_quantities(passage, False)
     if not pool:
         return claim
     out = claim
     for q in sorted(wanted, key=lambda q: q.start, reverse=True):
-        if q.kind not in ("date", "time"):
-            continue
         match = find_match(q, pool)
         if match is None or match.kind != q.kind or match.text == q.text.rstrip("."):
             continue

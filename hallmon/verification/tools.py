@@ -374,17 +374,19 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     return about if len(about) == 1 else []
 
 
+def _in_list(key: str) -> bool:
+    """Whether a flattened field ("output.orders.1.status") is a field of a list element."""
+    return key.rpartition(".")[0].rpartition(".")[2].isdigit()
+
+
 def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
     """The call with only the list element(s) that hold one of the claim's identifiers: in
     `[{"order_id": "D-100", "status": "delivered"}, {"order_id": "D-101", ...}]` a claim about
     D-101 is compared with D-101's record, not with D-100's status."""
     prefixes = set()
     for key, value in call.fields:
-        parent = key.rsplit(".", 1)[0]
-        if not parent.rsplit(".", 1)[-1].isdigit():
-            continue  # not inside a list element
-        if any(_names(value.lower(), i) for i in idents):
-            prefixes.add(parent + ".")
+        if _in_list(key) and any(_names(value.lower(), i) for i in idents):
+            prefixes.add(key.rpartition(".")[0] + ".")
     if not prefixes:
         return call
     kept = tuple((k, v) for k, v in call.fields if any(k.startswith(p) for p in prefixes))
@@ -402,8 +404,7 @@ def _statuses(call: ToolCall, *, listed: bool = False) -> set[str]:
     return {
         _norm_status(v)
         for k, v in call.fields
-        if k.rsplit(".", 1)[-1] in ("status", "state")
-        and (not listed or k.rpartition(".")[0].rpartition(".")[2].isdigit())
+        if k.rsplit(".", 1)[-1] in ("status", "state") and (not listed or _in_list(k))
     }
 
 
@@ -429,14 +430,14 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     mismatched: list[str] = []
     for call in about:
         m, mm = _compare(claim_text, call)
-        matched += [x for x in m if x not in _identifiers(claim_text)]
+        matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         statuses = _statuses(call)
+        listed = _statuses(call, listed=True)
         for said in {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}:
             if not statuses:
                 continue
-            held = _status_holds(claim_text, said, statuses, _statuses(call, listed=True))
-            if held:
+            if _status_holds(claim_text, said, statuses, listed):
                 matched.append(f"status {said}")
             else:
                 mismatched.append(
@@ -483,6 +484,8 @@ _FAILURE_WORDS = frozenset(
      "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
      "backend", "third", "parti", "booking", "network", "gateway"}
 )  # fmt: skip
+# Words are compared by their first five letters (the normalised forms differ in endings).
+_FAILURE_PREFIXES = frozenset(w[:5] for w in _FAILURE_WORDS)
 
 
 def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
@@ -491,12 +494,7 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     the truth about a failure is not a hallucination. None when it does not apply."""
     if not _FAILURE.search(claim_text):
         return None
-    # Compared by their first five letters, as the call's own words below.
-    rest = {
-        w
-        for w in content_tokens(_FAILURE.sub(" ", claim_text))
-        if not any(w[:5] == f[:5] for f in _FAILURE_WORDS)
-    }
+    rest = {w[:5] for w in content_tokens(_FAILURE.sub(" ", claim_text))} - _FAILURE_PREFIXES
     named = set(_kinds(claim_text))
     for call in calls:
         if call.status == "ok" or (named and not named & set(_kinds(call.tool))):
@@ -504,7 +502,7 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
         known = content_tokens(
             " ".join([call.tool, *(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in call.fields)])
         )
-        if all(any(w[:5] == k[:5] for k in known) for w in rest):
+        if rest <= {k[:5] for k in known}:
             return CheckResult(
                 name="tool_fact",
                 passed=True,
