@@ -259,7 +259,11 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 def _render(value: Any, path: list[str]) -> list[str]:
     label = " ".join(_label(p) for p in path)
     if isinstance(value, dict):
-        items = [(k, v) for k, v in value.items() if v is not None and v != "" and v != []]
+        # An empty list is a fact ("refunds: none"), not a missing value: a tool that found
+        # nothing backs "there are no refunds" and contradicts "I can see your refund".
+        items = [
+            (k, "none" if v == [] else v) for k, v in value.items() if v is not None and v != ""
+        ]
         items = _with_major_units(items)
         if path and items and len(items) <= _INLINE_MAX and all(_is_scalar(v) for _, v in items):
             return [

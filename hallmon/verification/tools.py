@@ -70,6 +70,9 @@ class ToolCall:
     status: str
     fields: tuple[tuple[str, str], ...]
     currency: str | None
+    # Names of the output's empty lists ("refunds" for {"refunds": []}): a lookup that found
+    # nothing, which `_flatten` (scalars only) cannot show.
+    empty: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, item: ToolResultItem) -> ToolCall:
@@ -89,6 +92,7 @@ class ToolCall:
             status=item.status,
             fields=tuple(fields),
             currency=currency,
+            empty=tuple(_empty_lists(output)),
         )
 
     def values(self) -> set[str]:
@@ -142,6 +146,17 @@ def _flatten(prefix: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str
             yield from _flatten(f"{prefix}.{i}", v, depth + 1)
     elif value is not None:
         yield prefix, str(value)[:MAX_VALUE_CHARS]
+
+
+def _empty_lists(value: Any, depth: int = 0) -> Iterator[str]:
+    """The keys of the empty lists in an output (bounded like `_flatten`)."""
+    if depth > MAX_DEPTH or not isinstance(value, dict):
+        return
+    for k, v in list(value.items())[:MAX_FIELDS]:
+        if isinstance(v, list) and not v:
+            yield str(k)
+        else:
+            yield from _empty_lists(v, depth + 1)
 
 
 def _as_number(value: str) -> float | None:
@@ -467,6 +482,60 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     return None
 
 
+# A claim that denies anything exists ("I don't see any refunds", "you have no open tickets").
+_NONE_SAID = re.compile(
+    r"\b(?:no|not|never|none|nothing|zero|without|neither|nor)\b|n['’]t\b|\bno\s+longer\b", re.I
+)
+# A claim about what could or will be, not about what the lookup holds now.
+_NOT_NOW = re.compile(
+    r"\b(?:will|would|could|may|might|should|shall|if|once|when|request|apply)\b"
+    r"|\bcan\b(?!\s+(?:see|find|confirm|tell|view|spot))",  # "I can see your refund" is now
+    re.I,
+)
+
+
+def _singular(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ses", "xes", "ches", "shes")):
+        return w[:-2]
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
+def check_empty_lists(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A claim about items an ok lookup returned none of ({"refunds": []}): "I don't see any
+    refunds" is backed by it, "I can see your refund of 25 EUR" is contradicted. Applies only
+    when the claim names the list's items (the last word of its key, singular or plural) and
+    speaks of now (no "will", "can", "if": a refund that may come is no lookup's business)."""
+    words = {_singular(w) for w in re.findall(r"[A-Za-z]+", claim_text)}
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for key in call.empty:
+            noun = _singular(re.split(r"[\W_]+", key.strip("_"))[-1] or key)
+            if len(noun) < 3 or noun not in words:
+                continue
+            if _NONE_SAID.search(claim_text):
+                return CheckResult(
+                    name="tool_fact",
+                    passed=True,
+                    detail=f"{call.source_id} returned no {key}: the claim says there are none",
+                )
+            others = [c for c in calls if c is not call and c.status == "ok"]
+            if _NOT_NOW.search(claim_text) or any(
+                noun in c.tool.lower() or any(noun in k.lower() for k, _ in c.fields)
+                for c in others
+            ):
+                return None  # a call that made or found one since speaks for itself
+            return CheckResult(
+                name="tool_fact",
+                passed=False,
+                detail=f"{call.source_id} returned no {key}, but the claim speaks of one: mismatch",
+            )
+    return None
+
+
 # A claim that an attempt failed ("the payment system timed out, so nothing has been refunded").
 _FAILURE = re.compile(
     r"\b(?:timed\s+out|time[ds]?[\s-]?out|failed|failure|errors?|went\s+wrong|"
@@ -646,6 +715,8 @@ def ground_in_tools(
     fact = check_tool_facts(text, calls)
     if fact is None:
         fact = check_reported_failure(text, calls)
+    if fact is None:
+        fact = check_empty_lists(text, calls)
     action = None
     if (
         any(c.name == "action" for c in checks)

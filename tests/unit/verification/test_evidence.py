@@ -119,6 +119,8 @@ def test_json_record_is_rendered_into_sentences_with_its_origin_recorded() -> No
 def test_render_record_lists_and_nesting() -> None:
     assert render_record({"tags": ["a", "b"], "n": {"x": {"y": 1}}}) == "Tags: a, b.\nN x: y 1."
     assert render_record([{"a": 1}, {"a": 2}]) == "1: A: 1.\n2: A: 2."
+    # An empty list is what a lookup found: nothing, said so.
+    assert render_record({"refunds": [], "customer": "C-3"}) == "Refunds: none.\nCustomer: C-3."
 
 
 def test_text_that_only_looks_like_json_stays_verbatim() -> None:

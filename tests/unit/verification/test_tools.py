@@ -12,6 +12,7 @@ from hallmon.verification.tools import (
     MAX_FIELDS,
     ToolCall,
     check_action,
+    check_empty_lists,
     check_exception,
     check_reported_failure,
     check_tool_facts,
@@ -329,3 +330,32 @@ def test_a_scheduled_meeting_is_backed_by_a_calendar_call_at_that_time() -> None
     )
     done = check_action("I've scheduled the Sync for December 2 at 4 pm.", [event])
     assert done.passed is True, done.detail
+
+
+@pytest.mark.parametrize(
+    ("claim", "passed"),
+    [
+        ("I don't see any refunds on your account.", True),
+        ("There are no refunds for this customer.", True),
+        ("I can see your refund of 25 EUR from last week.", False),
+        ("Your refund was issued yesterday.", False),
+        ("You can request a refund within 30 days.", None),  # not about what the lookup holds
+        ("Your order has shipped.", None),  # not about the empty list's items
+    ],
+)
+def test_an_empty_list_backs_none_and_contradicts_one(claim: str, passed: bool | None) -> None:
+    result = check_empty_lists(claim, [call("refunds.list", {"refunds": []}, customer_id="C-3")])
+    assert (None if result is None else result.passed) is passed
+    if result is not None:
+        assert "refunds" in result.detail
+
+
+def test_an_empty_list_of_a_failed_call_says_nothing() -> None:
+    failed = call("refunds.list", {"refunds": []}, status="error")
+    assert check_empty_lists("I don't see any refunds.", [failed]) is None
+    assert check_empty_lists("Your refund is on its way.", [failed]) is None
+
+
+def test_an_empty_list_says_nothing_once_another_call_made_one() -> None:
+    calls = [call("refunds.list", {"refunds": []}), call("refunds.create", REFUND)]
+    assert check_empty_lists("Your refund is being processed.", calls) is None
