@@ -118,10 +118,62 @@ def check_numbers(
             )
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
-    swap = swapped_figures(claim_text, matched)
+    swap = swapped_figures(claim_text, matched) or other_basis(claim_text, matched)
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+# What a figure is counted per: "60 EUR each way", "25 EUR per night", "20 EUR a person" against
+# "60 EUR for the whole trip", "180 EUR in total".
+_PER_UNIT = (
+    r"night|day|week|month|year|person|adult|child|guest|head|piece|bag|item|seat|way|hour|"
+    r"minute|ticket|unit|user|device|kg|pound|mile|km|trip|visit|order|room|passenger"
+)
+_EACH = re.compile(
+    rf"^\s*(?:(?:each|per|a|an|every)\s+(?P<unit>{_PER_UNIT})s?\b|each\b|apiece\b|"
+    rf"/\s*(?P<slash>{_PER_UNIT})\b)",
+    re.I,
+)
+_WHOLE_AFTER = re.compile(
+    r"^\s*(?:in\s+total|total\b|altogether|overall|combined|all\s+together|"
+    r"for\s+(?:the\s+|your\s+)?(?:whole|entire|full|both|all|round)\b)",
+    re.I,
+)
+_WHOLE_BEFORE = re.compile(r"\b(?:a\s+total\s+of|in\s+total|total(?:ling)?|altogether)\s*$", re.I)
+
+
+def _basis(text: str, q: Quantity) -> tuple[str, str | None] | None:
+    """("each", unit or None) or ("whole", None) for a figure counted per unit or in total,
+    from the words right after it (or "a total of" right before), else None."""
+    after = text[q.end : q.end + 40]
+    if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
+        after = after.lstrip()[len(q.unit) :]  # "3 bags each": the figure's own unit first
+    m = _EACH.match(after)
+    if m:
+        unit = m.group("unit") or m.group("slash")
+        return "each", unit.lower() if unit else None
+    if _WHOLE_AFTER.match(after) or _WHOLE_BEFORE.search(text[max(0, q.start - 24) : q.start]):
+        return "whole", None
+    return None
+
+
+def other_basis(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
+    """A figure the evidence counts per unit that the claim counts in total, or the reverse,
+    or per another unit ("60 EUR for the whole round trip" against "60 EUR each way"), or
+    None. Only a basis both sides state is compared."""
+    for q, match, passage in matched:
+        said, given = _basis(claim_text, q), _basis(passage, match) if passage else None
+        if said is None or given is None:
+            continue
+        if said[0] != given[0] or (said[1] and given[1] and said[1] != given[1]):
+            words = {"each": "per", "whole": "in total"}
+            return (
+                f"{q.describe()} is counted {words[said[0]]} {said[1] or ''}".rstrip()
+                + f" in the claim but {words[given[0]]} {given[1] or ''}".rstrip()
+                + f" in the evidence ({match.describe()})"
+            )
+    return None
 
 
 # A clause: what a figure is said of ("A replacement card is €15", "and express delivery adds

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hallmon.schemas import (
     AssembledResponse,
     CheckResult,
@@ -467,6 +469,25 @@ def test_two_figures_said_of_each_others_things_are_swapped() -> None:
     hours = [doc("Breakfast is served from 7:00 to 10:30. Parking costs 20 EUR per night.")]
     other = "Parking is 20 EUR a night and breakfast runs 7:00-10:30."
     assert check_numbers(other, evidence_for(other, hours), hours).passed is True
+
+
+@pytest.mark.parametrize(
+    ("claim", "passed"),
+    [
+        ("An extra bag costs 60 EUR for the whole round trip.", False),
+        ("An extra bag costs 60 EUR in total.", False),
+        ("An extra bag costs 60 EUR per night.", False),  # another unit
+        ("An extra bag costs 60 EUR each way.", True),
+        ("An extra bag costs 60 EUR a way.", True),
+        ("An extra bag costs 60 EUR.", True),  # no basis said: nothing to compare
+    ],
+)
+def test_a_figure_counted_per_unit_is_not_a_total(claim: str, passed: bool) -> None:
+    bags = [doc("Economy fares include one bag. Extra bags cost 60 EUR each way.")]
+    result = check_numbers(claim, evidence_for(claim, bags), bags)
+    assert result.passed is passed, result.detail
+    if not passed:
+        assert "counted" in result.detail
 
 
 def test_all_where_the_source_says_only_part_fails_the_scope_check() -> None:
