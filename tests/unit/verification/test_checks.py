@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hallmon.schemas import (
     AssembledResponse,
     CheckResult,
