@@ -143,34 +143,42 @@ _WHOLE_AFTER = re.compile(
 _WHOLE_BEFORE = re.compile(r"\b(?:a\s+total\s+of|in\s+total|total(?:ling)?|altogether)\s*$", re.I)
 
 
-def _basis(text: str, q: Quantity) -> tuple[str, str | None] | None:
-    """("each", unit or None) or ("whole", None) for a figure counted per unit or in total,
-    from the words right after it (or "a total of" right before), else None."""
-    after = text[q.end : q.end + 40]
+def _basis(text: str, q: Quantity) -> tuple[str, frozenset[str]] | None:
+    """("each", units) or ("whole", {}) for a figure counted per unit ("per user per month":
+    both units) or in total, from the words right after it (or "a total of" right before),
+    else None."""
+    after = text[q.end : q.end + 60]
     if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
         after = after.lstrip()[len(q.unit) :]  # "3 bags each": the figure's own unit first
-    m = _EACH.match(after)
-    if m:
+    units: set[str] = set()
+    each = False
+    while m := _EACH.match(after):
+        each = True
         unit = m.group("unit") or m.group("slash")
-        return "each", unit.lower() if unit else None
+        if unit:
+            units.add(unit.lower())
+        after = after[m.end() :]
+    if each:
+        return "each", frozenset(units)
     if _WHOLE_AFTER.match(after) or _WHOLE_BEFORE.search(text[max(0, q.start - 24) : q.start]):
-        return "whole", None
+        return "whole", frozenset()
     return None
 
 
 def other_basis(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
     """A figure the evidence counts per unit that the claim counts in total, or the reverse,
-    or per another unit ("60 EUR for the whole round trip" against "60 EUR each way"), or
-    None. Only a basis both sides state is compared."""
+    or per a unit the evidence does not count it per ("60 EUR for the whole round trip" or
+    "60 EUR per night" against "60 EUR each way"), or None. Only a basis both sides state is
+    compared; "per month" agrees with "per user per month"."""
     for q, match, passage in matched:
         said, given = _basis(claim_text, q), _basis(passage, match) if passage else None
         if said is None or given is None:
             continue
-        if said[0] != given[0] or (said[1] and given[1] and said[1] != given[1]):
+        if said[0] != given[0] or (given[1] and not said[1] <= given[1]):
             words = {"each": "per", "whole": "in total"}
             return (
-                f"{q.describe()} is counted {words[said[0]]} {said[1] or ''}".rstrip()
-                + f" in the claim but {words[given[0]]} {given[1] or ''}".rstrip()
+                f"{q.describe()} is counted {words[said[0]]} {'/'.join(sorted(said[1]))}".rstrip()
+                + f" in the claim but {words[given[0]]} {'/'.join(sorted(given[1]))}".rstrip()
                 + f" in the evidence ({match.describe()})"
             )
     return None

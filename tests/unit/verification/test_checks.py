@@ -489,6 +489,18 @@ def test_a_figure_counted_per_unit_is_not_a_total(claim: str, passed: bool) -> N
         assert "counted" in result.detail
 
 
+def test_a_figure_per_one_of_its_units_agrees() -> None:
+    plan = [doc("The team plan costs 12 USD per user per month, billed yearly.")]
+    for claim, passed in [
+        ("The team plan is 12 USD per month.", True),
+        ("The team plan is 12 USD per user.", True),
+        ("The team plan is 12 USD per user/month.", True),
+        ("The team plan is 12 USD per year.", False),
+        ("The team plan is 12 USD in total.", False),
+    ]:
+        assert check_numbers(claim, evidence_for(claim, plan), plan).passed is passed, claim
+
+
 def test_all_where_the_source_says_only_part_fails_the_scope_check() -> None:
     from hallmon.verification.checks import check_scope
 
