@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import faust
 from hallmon.topology.consumer import install_ordered_consumer
+from hallmon.topology.recovery_watch import install_recovery_watch
 from hallmon.topology.settings import HallmonSettings, KafkaSettings
 from hallmon.topology.topics import topic_specs
 
@@ -96,4 +97,6 @@ def make_app(settings: HallmonSettings, role: Role, **overrides: Any) -> faust.A
     conf.update(overrides)
     app = faust.App(app_id, **conf)
     install_ordered_consumer(app)  # faust's own loses messages across seeks and commits
+    if role == "assembler":  # the one role with a table to restore
+        install_recovery_watch(app, stall_s=settings.kafka.recovery_stall_s)
     return app

@@ -12,6 +12,8 @@ under load: an answer lost in about one run in three):
    queues when flow resumed. Here the loop knows the offset each partition must continue from:
    a record handed out across a seek never moves it, a record below it is skipped, and a record
    past it makes the loop seek back (once; the same jump again is a real gap in the log).
+   This holds for the agents' input topics; a changelog's records go to the table restore
+   as they come (replaying one sets the same value again; skipping one stalls the restore).
 2. **No seek without a commit.** aiokafka seeks only partitions with a committed offset above 0;
    the others stay where the last fetch stopped, past the records fetched before the rebalance
    and dropped (a new group's first rebalance lost all of them). Here those start again from the
@@ -391,14 +393,21 @@ class OrderedConsumer(aiokafka_driver.Consumer):
                         if since_yield > 100:
                             await asyncio.sleep(0)
                             since_yield = 0
-                        admission, gap = positions.admit(tp, message.offset)
+                        # Only the agents' inputs are kept in order here: a table restore
+                        # replays its changelog from where faust seeks it, and replaying a
+                        # record twice sets the same value again, while skipping one (after
+                        # a seek that bypassed these positions) would stall the restore.
+                        tracked = acks_enabled_for(message.topic)
+                        admission, gap = (
+                            positions.admit(tp, message.offset) if tracked else ("deliver", None)
+                        )
                         if admission == "skip":
                             continue
                         if admission == "reseek":
                             # The rest of this batch continues from the wrong place.
                             await self._reseek(tp, message.offset)
                             break
-                        if gap is not None and acks_enabled_for(message.topic):
+                        if gap is not None:
                             await self._add_gap(tp, *gap)
                         if commit_every is not None and self._n_acked >= commit_every:
                             self._n_acked = 0
@@ -406,7 +415,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
                         epoch = positions.epoch
                         handed = self.callback(message)
                         result = await self.wait_first(handed, self.suspend_flow.wait())
-                        if handed in result.done:
+                        if tracked and handed in result.done:
                             positions.delivered(tp, message.offset, epoch)
                 self.diag.unset_flag(CONSUMER_FETCHING)
         except self.consumer_stopped_errors:

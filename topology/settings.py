@@ -60,6 +60,13 @@ class KafkaSettings(_Group):
         "Every output and every assembler table write waits up to this long before it is "
         "sent; larger values mean fewer, larger requests under load.",
     )
+    recovery_stall_s: float = Field(
+        default=60.0,
+        ge=5.0,
+        le=3600.0,
+        description="How long a table restore may receive no changelog record before its "
+        "reads are restarted; after twice this long the worker exits (75) to be restarted.",
+    )
     security_protocol: SecurityProtocol = Field(
         default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL."
     )
