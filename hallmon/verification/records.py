@@ -269,6 +269,7 @@ _CLOCK = re.compile(
 )
 _HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|closed?|closes|hours|operat\w*)\b", re.I)
 _CLOSED = re.compile(r"\bclosed\b", re.IGNORECASE)
+_OPEN_WORD = re.compile(r"\b(?:open|opens|opening\s+hours|hours)\b", re.IGNORECASE)
 _UNSTATED = re.compile(
     r"\b(?:no|without|lacks?)\s+(?:details?|information|data|mention)\b|\bnot\s+(?:specified|"
     r"mentioned|listed|stated|provided|given|known|available\s+in)\b|\bunknown\b|\bunclear\b|"
@@ -345,24 +346,34 @@ _MAX_HOURS_TEXT = 20_000
 
 def text_hours(text: str, source_id: str) -> OpeningHours | None:
     """Weekly hours stated in prose ("Opening hours: Monday to Saturday 9:00-20:00, Sunday
-    closed"), only when every day of the week is given: a day the text leaves out is not
-    taken as closed."""
+    closed"; "open Tuesday to Sunday, 10:00 to 18:00"). A day the text leaves out is taken as
+    closed only when the open days were given as a range ("Tuesday to Sunday" says Monday is
+    not one of them); days named one by one must cover the whole week."""
     if not _HOURS_WORDS.search(text):
         return None
     days: list[tuple[int, int] | None] = [None] * 7
     stated = [False] * 7
+    ranged = False  # an "open Tuesday to Sunday" range: the days it leaves out are closed
+    pending: set[int] = set()  # days of a clause whose times follow in the next one
     for clause in re.split(r"[,;.\n]|\band\b", text):
         named = _days_named(clause)
-        if not named:
-            continue
         times = _times_named(clause)
+        if not named and pending and len(times) == 2:
+            named, pending = pending, set()  # "open Tuesday to Sunday, 10:00 to 18:00"
+        elif not named:
+            pending = set()
+            continue
         if _CLOSED.search(clause) and not times:
             for day in named:
                 days[day], stated[day] = None, True
         elif len(times) == 2:
             for day in named:
                 days[day], stated[day] = (times[0], times[1]), True
-    if not all(stated):
+            ranged = ranged or _DAY_RANGE.search(clause) is not None
+        elif not times and _OPEN_WORD.search(clause):
+            pending = named
+            ranged = ranged or _DAY_RANGE.search(clause) is not None
+    if pending or not any(stated) or (not all(stated) and not ranged):
         return None
     return OpeningHours(source_id=source_id, days=tuple(days))
 

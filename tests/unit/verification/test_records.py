@@ -257,8 +257,14 @@ def test_weekly_hours_stated_in_prose_are_checked() -> None:
     assert wrong is not None and wrong.passed is False and "Sunday is closed" in wrong.detail
     right = check_hours("We're closed on Sundays.", [hours])
     assert right is not None and right.passed is True
-    # a week the text does not cover whole is not read as closed on the other days
-    assert text_hours("We are open Monday to Friday 9:00-17:00.", "x") is None
+    # open days given as a range leave the others closed ("Tuesday to Sunday": not Monday)...
+    museum = text_hours("The museum is open Tuesday to Sunday, 10:00 to 18:00.", "doc-1")
+    assert museum is not None and museum.days[0] is None and museum.days[1] == (600, 1080)
+    monday = check_hours("The museum is open on Mondays from 10:00 to 18:00.", [museum])
+    assert monday is not None and monday.passed is False and "Monday is closed" in monday.detail
+    # ...days named one by one do not: the week must be covered whole
+    assert text_hours("The shop is open on Saturday from 9:00 to 13:00.", "x") is None
+    assert text_hours("Open Tuesday to Sunday.", "x") is None  # no times: nothing to compare
 
 
 def test_out_of_stock_denies_an_in_stock_field() -> None:
