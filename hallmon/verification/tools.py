@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from typing import Any
 
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
@@ -58,6 +59,13 @@ _DATE_KEY = re.compile(
     r"valid|begin|due|schedul",
     re.I,
 )
+# Said of when an action takes effect; and the fields that say when it does.
+_IMMEDIATE = re.compile(
+    r"\b(?:(?:effective\s+)?immediately|with\s+immediate\s+effect|right\s+away|"
+    r"straight\s+away|as\s+of\s+(?:today|now)|effective\s+(?:today|now))\b",
+    re.I,
+)
+_WHEN_KEY = re.compile(r"effective|start|begin|valid_from|from$|schedul|takes_effect|as_of", re.I)
 _CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
 
 
@@ -263,6 +271,13 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
                              for k, v, c in amounts[:3])  # fmt: skip
             mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
     dates = call.dates()
+    if _IMMEDIATE.search(claim_text):
+        # "Cancelled, effective immediately" against "effective": "2026-12-31".
+        today = {(date.today() + timedelta(days=d)).isoformat() for d in (-1, 0, 1)}
+        later = [(k, d) for k, d in dates if _WHEN_KEY.search(k.rsplit(".", 1)[-1])]
+        if later and not any(d & today for _, d in later):
+            said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in later[:3])
+            mismatched.append(f"'immediately' but {call.tool} says {said}")
     for q in _claim_dates(claim_text):
         if not dates:
             continue

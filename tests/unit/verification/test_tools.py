@@ -359,3 +359,23 @@ def test_an_empty_list_of_a_failed_call_says_nothing() -> None:
 def test_an_empty_list_says_nothing_once_another_call_made_one() -> None:
     calls = [call("refunds.list", {"refunds": []}), call("refunds.create", REFUND)]
     assert check_empty_lists("Your refund is being processed.", calls) is None
+
+
+def test_immediately_is_not_a_later_effective_date() -> None:
+    from datetime import date
+
+    later = call(
+        "subscriptions.cancel",
+        {"subscription_id": "SUB-5", "status": "cancelled", "effective": "2099-12-31"},
+        subscription_id="SUB-5",
+    )
+    claim = "Your subscription SUB-5 has been cancelled, effective immediately."
+    wrong = check_action(claim, [later])
+    assert wrong.passed is False and "'immediately' but" in wrong.detail
+    assert check_action("Your subscription SUB-5 has been cancelled.", [later]).passed is True
+    today = call(
+        "subscriptions.cancel",
+        {"subscription_id": "SUB-5", "status": "cancelled", "effective": date.today().isoformat()},
+        subscription_id="SUB-5",
+    )
+    assert check_action(claim, [today]).passed is True
