@@ -118,7 +118,11 @@ def check_numbers(
             )
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
-    swap = swapped_figures(claim_text, matched) or other_basis(claim_text, matched)
+    swap = (
+        swapped_figures(claim_text, matched)
+        or other_basis(claim_text, matched)
+        or other_bound(claim_text, matched)
+    )
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
@@ -162,6 +166,47 @@ def _basis(text: str, q: Quantity) -> tuple[str, frozenset[str]] | None:
         return "each", frozenset(units)
     if _WHOLE_AFTER.match(after) or _WHOLE_BEFORE.search(text[max(0, q.start - 24) : q.start]):
         return "whole", frozenset()
+    return None
+
+
+_LOWER_BEFORE = re.compile(
+    r"\b(?:at\s+least|(?:a\s+)?minimum(?:\s+of)?|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)"
+    r"\s+than|more\s+than|above)\s*$",
+    re.I,
+)
+_UPPER_BEFORE = re.compile(
+    r"\b(?:up\s+to|at\s+most|(?:a\s+)?maximum(?:\s+of)?|no\s+more\s+than|not\s+more\s+than|"
+    r"within|under|less\s+than|fewer\s+than|below)\s*$",
+    re.I,
+)
+_LOWER_AFTER = re.compile(r"^\s*(?:or\s+more|minimum|at\s+(?:the\s+)?least)\b", re.I)
+_UPPER_AFTER = re.compile(r"^\s*(?:or\s+(?:less|fewer)|maximum|max\b|at\s+(?:the\s+)?most)\b", re.I)
+
+
+def _bound(text: str, q: Quantity) -> str | None:
+    """ "lower" for a figure said as a minimum ("at least 7 days"), "upper" for a maximum ("up
+    to 7 days", "within 7 days"), else None."""
+    before, after = text[max(0, q.start - 24) : q.start], text[q.end : q.end + 30]
+    if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
+        after = after.lstrip()[len(q.unit) :]
+    if _LOWER_BEFORE.search(before) or _LOWER_AFTER.match(after):
+        return "lower"
+    if _UPPER_BEFORE.search(before) or _UPPER_AFTER.match(after):
+        return "upper"
+    return None
+
+
+def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
+    """A figure the evidence gives as a maximum that the claim gives as a minimum, or the
+    reverse ("at least 7 days before" against "up to 7 days before"), or None."""
+    for q, match, passage in matched:
+        said, given = _bound(claim_text, q), _bound(passage, match) if passage else None
+        if said and given and said != given:
+            words = {"lower": "a minimum", "upper": "a maximum"}
+            return (
+                f"{q.describe()} is {words[said]} in the claim but {words[given]} in the "
+                f"evidence ({match.describe()})"
+            )
     return None
 
 
@@ -963,7 +1008,13 @@ _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
     r"(?:previous|prior|above|earlier|other)\s+(?:instructions?|rules|prompts?)\b"
     r"|(?:^|[.!?\n]\s*)(?:system|assistant|new\s+instructions?)\s*:"
-    r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b",
+    r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b"
+    # addressed to the model: "[Note to the assistant: ...]", "Instructions for the AI:"
+    r"|\b(?:note|notes|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    r"(?:assistant|ai|a\.i\.|model|chatbot|bot|agent|llm)\b"
+    # "ignore the exit fee rules", "disregard this policy"
+    r"|\b(?:ignore|disregard)\s+(?:\w+\s+){0,4}(?:rules?|polic(?:y|ies)|instructions?|terms|"
+    r"guidelines)\b",  # ("always tell the customer ..." is a runbook's, not an injection)
     re.I,
 )
 

@@ -129,7 +129,8 @@ class ToolCall:
     def dates(self) -> list[tuple[str, frozenset[str]]]:
         out = []
         for key, value in self.fields:
-            if not _DATE_KEY.search(key.rsplit(".", 1)[-1]):
+            # A failed call's error message names its dates anywhere ("reserved from ...").
+            if self.status == "ok" and not _DATE_KEY.search(key.rsplit(".", 1)[-1]):
                 continue
             found = [q for q in extract_quantities(value, False) if q.dates]
             if found:
@@ -357,6 +358,7 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
 
 # fmt: off
 _STATUS_WORDS = (
+    "being prepared", "in preparation", "preparing", "on its way", "on the way", "en route",
     "shipped", "delivered", "pending", "processing", "cancelled", "canceled", "refunded",
     "returned", "in transit", "out for delivery", "on hold", "confirmed", "dispatched",
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
@@ -385,23 +387,56 @@ _ENTITY = re.compile(
 def _norm_status(word: str) -> str:
     # "in_transit", "in-transit", "In Transit" are one status.
     w = " ".join(re.split(r"[\s_\-]+", word.lower().strip()))
-    return {"canceled": "cancelled", "dispatched": "shipped"}.get(w, w)
+    return _STATUS_ALIASES.get(w, w)
+
+
+_STATUS_ALIASES = {
+    "canceled": "cancelled",
+    "dispatched": "shipped",
+    "being prepared": "preparing",
+    "in preparation": "preparing",
+    "on its way": "on the way",
+    "en route": "on the way",
+}
+# Words a claim uses for a stage that a tool names in several ways: "being prepared" holds for
+# a `preparing` or `accepted` order, "on its way" for a shipped or out-for-delivery one.
+_STAGES = {
+    "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
+    "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
+}
 
 
 def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     """The ok calls a claim talks about: those holding one of its identifiers, else, for
-    "your order" and the like, the one call whose fields name that entity."""
-    ok = [c for c in calls if c.status == "ok"]
+    "your order" and the like, the one call whose fields name that entity. A claim that
+    reports a failure ("I couldn't extend CR-5 to December 8") is also about the failed calls
+    that hold its identifiers: what they were asked to do is what it reports."""
+    failure = _FAILURE.search(claim_text) is not None
+    ok = [c for c in calls if c.status == "ok" or failure]
     idents = _identifiers(claim_text)
     named = [c for c in ok if any(c.holds(i) for i in idents)]
+    if named and not any(c.status == "ok" for c in named):
+        return []  # only failed calls: the failure report's own check decides
     if named or idents:
         return named
+    ok = [c for c in ok if c.status == "ok"]
     m = _ENTITY.search(claim_text)
-    if not m:
-        return []
-    entity = m.group(1).lower()
-    about = [c for c in ok if any(entity in k.lower() for k, _ in c.fields) or entity in c.tool]
-    return about if len(about) == 1 else []
+    if m:
+        entity = m.group(1).lower()
+        about = [c for c in ok if any(entity in k.lower() for k, _ in c.fields) or entity in c.tool]
+        return about if len(about) == 1 else []
+    # "The total is €46": the one call with an amount field of that value.
+    claimed = _claim_amounts(claim_text)
+    holding = [
+        c
+        for c in ok
+        if claimed
+        and all(
+            any(abs(v - x) <= max(0.005, q.tolerance) for _, v, _ in c.amounts() for x in q.values)
+            for q in claimed
+        )
+    ]
+    return holding if len(holding) == 1 else []
 
 
 def _in_list(key: str) -> bool:
@@ -445,7 +480,7 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
         return said not in (listed or statuses)
     if _EVERY.search(claim_text) and listed:
         return listed == {said}
-    return said in statuses
+    return said in statuses or bool(statuses & _STAGES.get(said, set()))
 
 
 def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
@@ -485,6 +520,9 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
                 mismatched.append(
                     f"carrier '{said}' but {call.tool} says {', '.join(sorted(carriers))}"
                 )
+    # A figure one of the calls holds is no mismatch for another ("CR-5 stays due back on
+    # December 5; extending it to December 8 failed": December 8 is the failed call's).
+    mismatched = [x for x in mismatched if not any(x.startswith(f"{m} ") for m in matched)]
     where = ", ".join(c.source_id for c in about)
     if mismatched:
         return CheckResult(
@@ -636,6 +674,14 @@ _EXCEPTION = re.compile(
     r"|\b(?P<discount>discount|voucher|coupon|store\s+credit|promo(?:tion(?:al)?)?\s+code)\b",
     re.I,
 )
+# A favour named only to say it was not, or cannot be, granted ("I couldn't extend it",
+# "we are unable to waive the fee"): the negation right before the favour's word.
+_REFUSED_BEFORE = re.compile(
+    r"\b(?:could(?:n['’]t|\s+not)|can(?:not|['’]t)|unable\s+to|(?:was|were|am|are|is)(?:n['’]t|"
+    r"\s+not)\s+able\s+to|won['’]t|will\s+not|didn['’]t|did\s+not|not\s+(?:been\s+)?able\s+to)"
+    r"(?:\s+\w+){0,2}\s*$",
+    re.I,
+)
 # Only the agent granting something to the user is an exception ("we will waive", "free for
 # members", "your upgrade"); "the company extended its deadline" is reported news.
 _AGENT_VOICE = re.compile(
@@ -662,7 +708,13 @@ def check_exception(
     ("rooms.upgrade" for an upgrade), or by a policy passage or tool result: a sentence with a
     word of the same family that shares the claim's object words. None when the claim grants
     nothing."""
-    found = [k for m in _EXCEPTION.finditer(claim_text) for k, v in m.groupdict().items() if v]
+    found = [
+        k
+        for m in _EXCEPTION.finditer(claim_text)
+        if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
+        for k, v in m.groupdict().items()
+        if v
+    ]  # "I couldn't extend your booking" grants nothing
     if not found or not _AGENT_VOICE.search(claim_text):
         return None
     for call in calls:
@@ -679,10 +731,10 @@ def check_exception(
     obj = {t for t in content_tokens(claim_text) if t not in _NOISE}
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
+    grants = _grant_words(kind)
     for source in backing:
         for sentence in _sentences_of(source):
-            low = sentence.lower()
-            if not any(g in low for g in _GRANTS[kind]):
+            if not grants.search(sentence):
                 continue
             overlap = len(obj & content_tokens(sentence)) / len(obj) if obj else 1.0
             if best is None or overlap > best[0]:
@@ -704,15 +756,24 @@ def check_exception(
     )
 
 
+def _grant_words(kind: str) -> re.Pattern[str]:
+    """The words of a favour's family as whole words ("free" is not in "freeze")."""
+    return _whole_words(_GRANTS[kind])
+
+
+def _whole_words(words: Sequence[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"\b(?:{alternatives})(?:s|d|ed|es|ing)?\b", re.I)
+
+
 def _refuses(sentence: str, grants: Sequence[str]) -> bool:
     """Whether the clause of `sentence` that names the favour negates it ("Discounts do not
     apply to gift cards"); a negation in another clause ("free for members, no code needed")
     refuses nothing."""
-    for clause in _CLAUSE_BREAK.split(sentence):
-        low = clause.lower()
-        if any(g in low for g in grants) and _DENIES.search(clause):
-            return True
-    return False
+    words = _whole_words(grants)
+    return any(
+        words.search(clause) and _DENIES.search(clause) for clause in _CLAUSE_BREAK.split(sentence)
+    )
 
 
 # --- one claim ------------------------------------------------------------------------------------

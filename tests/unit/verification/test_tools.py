@@ -379,3 +379,52 @@ def test_immediately_is_not_a_later_effective_date() -> None:
         subscription_id="SUB-5",
     )
     assert check_action(claim, [today]).passed is True
+
+
+def test_a_favour_said_not_to_be_granted_grants_nothing() -> None:
+    assert check_exception("I'm sorry, I couldn't extend your booking.", [POLICY]) is None
+    assert check_exception("We are unable to waive the fee.", [POLICY]) is None
+    granted = check_exception("We'll waive the return shipping fee for you.", [POLICY])
+    assert granted is not None and granted.passed is False
+
+
+def test_grant_words_are_whole_words() -> None:
+    # "free" is not in "freeze": a freeze fee grants no waiver
+    fees = Source(source_id="terms", kind="document", text="A freeze fee of £5 per month applies.")
+    result = check_exception("We'll waive the £5 monthly freeze fee for you.", [fees])
+    assert result is not None and result.passed is False
+
+
+def test_stage_words_hold_for_the_statuses_that_name_that_stage() -> None:
+    out = call("orders.get", {"order_id": "FD-1", "status": "out_for_delivery"}, order_id="FD-1")
+    wrong = check_tool_facts("Your order FD-1 is still being prepared.", [out])
+    assert wrong is not None and wrong.passed is False
+    right = check_tool_facts("Your order FD-1 is on its way.", [out])
+    assert right is not None and right.passed is True
+
+
+def test_a_reported_failure_is_compared_with_the_failed_call_too() -> None:
+    booking = call(
+        "reservations.get",
+        {"reservation_id": "CR-5", "return_date": "2026-12-05"},
+        reservation_id="CR-5",
+    )
+    failed = call(
+        "reservations.extend",
+        {"error": "vehicle reserved by another customer from 2026-12-06"},
+        status="error",
+        reservation_id="CR-5",
+        new_return_date="2026-12-08",
+    )
+    said = "I couldn't extend reservation CR-5 to December 8: it is reserved from December 6."
+    result = check_tool_facts(said, [booking, failed])
+    assert result is not None and result.passed is True, result
+    wrong = check_tool_facts("I couldn't extend reservation CR-5 to December 9.", [booking, failed])
+    assert wrong is not None and wrong.passed is False
+
+
+def test_an_amount_alone_is_about_the_one_call_that_holds_it() -> None:
+    booked = call("bulky_waste.book", {"booking_ref": "BW-2", "items": 5, "price_eur": 46.0})
+    result = check_tool_facts("The total is €46.", [booked])
+    assert result is not None and result.passed is True
+    assert check_tool_facts("The total is €50.", [booked]) is None  # no call holds it: no claim
