@@ -615,9 +615,36 @@ def check_citations(
                 f"was given (citation spoofing); given: {shown or 'no documents'}"
             ),
         )
+    misplaced = _misattributed(claim_text, {sid for _, sid in cited if sid}, sources)
+    if misplaced is not None:
+        return CheckResult(name="citation", passed=False, detail=misplaced)
     return CheckResult(
         name="citation", passed=True, detail="cited sources were given: " + ", ".join(resolved)
     )
+
+
+def _misattributed(claim_text: str, cited: set[str], sources: Sequence[Source]) -> str | None:
+    """The claim cites sources that hold few of its words while another source it was given
+    holds most of them ("asthma is covered only if declared [claims-process]" when the
+    policy wording says it): the citation points at the wrong document. None otherwise."""
+    words = content_tokens(without_citation_markers(claim_text))
+    if len(words) < 4:
+        return None
+    docs = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
+
+    def share(source: Source) -> float:
+        return len(words & content_tokens(source.text)) / len(words)
+
+    in_cited = max((share(s) for s in docs if s.source_id in cited), default=0.0)
+    other = max(docs, key=lambda s: (s.source_id not in cited) * share(s), default=None)
+    if other is None or other.source_id in cited:
+        return None
+    if in_cited < 0.34 and share(other) >= 0.6:
+        return (
+            f"cites {', '.join(sorted(cited))}, which holds {in_cited:.0%} of the claim's words; "
+            f"{other.source_id} holds {share(other):.0%} of them: the citation points elsewhere"
+        )
+    return None
 
 
 # --- actions ---------------------------------------------------------------------------------
@@ -727,7 +754,12 @@ def is_action_claim(claim_text: str) -> bool:
     done = _ACTION_DONE.search(claim_text)
     if not done:
         return False
-    return not _FUTURE.search(claim_text[: done.start()] + done.group(0))
+    before = claim_text[: done.start()]
+    # "covered only if you declared it and we accepted it": a condition, not a report.
+    return not (_FUTURE.search(before + done.group(0)) or _IF_BEFORE.search(before))
+
+
+_IF_BEFORE = re.compile(r"\b(?:if|unless|provided|as\s+long\s+as)\b", re.I)
 
 
 def needs_action_check(claim: Claim) -> bool:

@@ -329,6 +329,9 @@ _PREDICATE_START = re.compile(
     re.IGNORECASE,
 )
 _BARE_AND = re.compile(r"\s+and\s+")
+_CONDITION = re.compile(
+    r"\b(?:if|unless|provided(?:\s+that)?|as\s+long\s+as|on\s+condition\s+that)\s+\S", re.I
+)
 _LAST_PART = re.compile(r",|\bbut\b|\bwhile\b|\bwhereas\b")
 # A clause with a short noun-phrase subject: one to three words, then a finite verb.
 _NOUN_CLAUSE = re.compile(
@@ -374,6 +377,11 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
         shared: str | None = None
         if m.group(0).strip() == ";":
             ok = _has_verb(left) and _has_verb(right)
+        elif _CONDITION.search(left):
+            # "covered only if you declared it and we accepted it": the right side is a second
+            # condition, not a claim of its own (split off, "we accepted it" reads as a done
+            # action the agent claims).
+            ok = False
         else:
             bare = not m.group(0).lstrip().startswith(",")
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)

@@ -196,8 +196,11 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 def _spelled(name: str) -> str:
     """A lower-case pattern for `name` that also matches it spelled apart at its capitals:
     "Wi-Fi" or "wi fi" for "WiFi", "Sky West" for "SkyWest"."""
+    if re.fullmatch(r"[A-Z]{2,}s", name):
+        name = name[:-1]  # "DVDs" is the plural of "DVD"
     parts = [re.escape(p.lower()) for p in _CAMEL_PART.findall(name)] or [re.escape(name.lower())]
-    return r"\b" + r"[\s-]?".join(parts) + r"\b"
+    # A plural or possessive of the name is the name ("DVDs", "NASA's").
+    return r"\b" + r"[\s-]?".join(parts) + r"(?:s|es|['’]s)?\b"
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")

@@ -269,6 +269,10 @@ _CLOCK = re.compile(
 )
 _HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|closed?|closes|hours|operat\w*)\b", re.I)
 _CLOSED = re.compile(r"\bclosed\b", re.IGNORECASE)
+_TIME_RANGE = re.compile(
+    r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|—|to|until|till)\s*\d|\bbetween\s+\d", re.I
+)
+_EDGE_WORDS = re.compile(r"\b(?:open(?:s|ing)?|clos(?:e|es|ing))\s+(?:at|from)\b", re.I)
 _OPEN_WORD = re.compile(r"\b(?:open|opens|opening\s+hours|hours)\b", re.IGNORECASE)
 _UNSTATED = re.compile(
     r"\b(?:no|without|lacks?)\s+(?:details?|information|data|mention)\b|\bnot\s+(?:specified|"
@@ -440,7 +444,7 @@ def check_hours(text: str, hours: Sequence[OpeningHours]) -> CheckResult | None:
             state = "open" if is_open else "closed"
             problems.append(f"{DAYS[day].title()} is {state}")
     day = 24 * 60
-    if len(times) == 2 and open_days:
+    if len(times) == 2 and open_days and _TIME_RANGE.search(text):
         # One opening and one closing time for the named days: each of them has exactly those.
         said = (times[0] % day, times[1] % day)
         for d in sorted(open_days):
@@ -450,7 +454,15 @@ def check_hours(text: str, hours: Sequence[OpeningHours]) -> CheckResult | None:
     elif times:
         pool = [record.days[d] for d in open_days] if open_days else list(record.days)
         edges = {t % day for h in pool if h is not None for t in h}
-        problems.extend(f"no hours {t // 60}:{t % 60:02d}" for t in times if t not in edges)
+        # A time said of no opening or closing ("a 17:00 appointment works") only has to fall
+        # inside the hours; "we open at 9:00" must be an edge.
+        inside = not _EDGE_WORDS.search(text) and [h for h in pool if h is not None]
+        problems.extend(
+            f"no hours {t // 60}:{t % 60:02d}"
+            for t in times
+            if t not in edges
+            and not (inside and all(h[0] <= t % day < h[1] for h in pool if h is not None))
+        )
     if problems:
         return CheckResult(
             name="record",

@@ -425,16 +425,22 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
         entity = m.group(1).lower()
         about = [c for c in ok if any(entity in k.lower() for k, _ in c.fields) or entity in c.tool]
         return about if len(about) == 1 else []
-    # "The total is €46": the one call with an amount field of that value.
-    claimed = _claim_amounts(claim_text)
+    # "The total is €46", "collect it by 2 December": the one call whose amount or date
+    # fields hold every amount and date the claim states.
+    claimed, dated = _claim_amounts(claim_text), _claim_dates(claim_text)
+    # Fields of list elements are left out: a date of one of several parts is not said of
+    # the whole call ("waiting for the keyboard, expected on 7 December" when 7 December is
+    # the battery's).
+    flat = [replace(c, fields=tuple((k, v) for k, v in c.fields if not _in_list(k))) for c in ok]
     holding = [
         c
-        for c in ok
-        if claimed
+        for c in flat
+        if (claimed or dated)
         and all(
             any(abs(v - x) <= max(0.005, q.tolerance) for _, v, _ in c.amounts() for x in q.values)
             for q in claimed
         )
+        and all(any(dates_match(q.dates, d) for _, d in c.dates()) for q in dated)
     ]
     return holding if len(holding) == 1 else []
 
@@ -776,6 +782,28 @@ def _refuses(sentence: str, grants: Sequence[str]) -> bool:
     )
 
 
+def _field_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A passive report backed by a lookup's field: "your pickup code was sent by SMS" and
+    `"code_sent_via": "SMS"` (the field's name shares two words with the claim and its value
+    is in the claim), or None."""
+    said = {w[:5] for w in content_tokens(claim_text)}
+    low = claim_text.lower()
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for key, value in call.fields:
+            if not key.startswith("output.") or len(value) < 2 or value.lower() not in low:
+                continue
+            named = {w[:5] for w in content_tokens(" ".join(re.split(r"[._]", key)[1:]))}
+            if len(named & said) >= 2 and re.search(rf"\b{re.escape(value.lower())}\b", low):
+                return CheckResult(
+                    name="tool_fact",
+                    passed=True,
+                    detail=f"{call.source_id} reports it: {key.split('.', 1)[1]} = {value}",
+                )
+    return None
+
+
 # --- one claim ------------------------------------------------------------------------------------
 
 
@@ -801,10 +829,12 @@ def ground_in_tools(
         or _MORE_PAST.search(text)
     ):
         action = check_action(text, calls)
-        if action.passed is not True and fact is not None and not _FIRST_PERSON.search(text):
+        if action.passed is not True and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
-            action = None
+            fact = fact or _field_reports(text, calls)
+            if fact is not None:
+                action = None
     if action is not None:
         out.append(action)
     elif fact is not None:

@@ -177,7 +177,7 @@ def test_quotations_are_found_in_many_styles() -> None:
 def test_citation_spoofing() -> None:
     sources = [
         doc(POLICY, "policy-7", "https://shop.example.com/returns"),
-        doc("FAQ text", "faq-2"),
+        doc("FAQ: can I return shoes? Returns within 14 days, unworn.", "faq-2"),
     ]
     assert check_citations("Returns within 14 days [policy-7].", sources).passed is True
     assert check_citations("Returns within 14 days [2].", sources).passed is True
@@ -541,3 +541,15 @@ def test_an_instruction_addressed_to_the_assistant_is_data() -> None:
     injected = check_injection("Switching is always free for every customer.", faq)
     assert injected is not None and injected.passed is False
     assert check_injection("Switching before the end of the term costs £75 per fuel.", faq) is None
+
+
+def test_a_citation_of_a_document_that_does_not_say_it_fails() -> None:
+    sources = [
+        doc("Pre-existing conditions are covered only if declared and accepted.", "policy"),
+        doc("Claims must be submitted within 30 days of your return home.", "claims"),
+    ]
+    said = "Pre-existing conditions are covered only if declared and accepted [claims]."
+    wrong = check_citations(said, sources)
+    assert wrong.passed is False and "points elsewhere" in wrong.detail
+    right = said.replace("[claims]", "[policy]")
+    assert check_citations(right, sources).passed is True
