@@ -1138,6 +1138,47 @@ _RESTRICTS = re.compile(
 )
 
 
+# Free of charge, said without a condition; and a condition in the source's clause.
+_FREE_SAID = re.compile(
+    r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:fee|charge|cost)|at\s+no\s+(?:extra\s+)?(?:cost|charge)|"
+    r"without\s+(?:a\s+)?(?:fee|charge))\b",
+    re.I,
+)
+_CONDITIONED = re.compile(
+    r"\b(?:if|unless|provided(?:\s+that)?|as\s+long\s+as|only\s+(?:if|when|for|on)|when\s+you|"
+    r"on\s+condition)\b",
+    re.I,
+)
+
+
+def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """ "Early termination is free of charge" where the source sentence closest to it says it
+    is free only on a condition ("free if you start a new lease within 30 days"): the claim
+    drops the condition. None where the claim states no free-of-charge, keeps a condition of
+    its own, or no sentence is close."""
+    if not _FREE_SAID.search(claim_text) or _CONDITIONED.search(claim_text):
+        return None
+    words = content_tokens(claim_text)
+    if len(words) < 2:
+        return None
+    best = _best(
+        (o, sid, sent)
+        for o, sid, sent, _ in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+        if _FREE_SAID.search(sent)
+    )
+    if best is None or best[0] < 0.6:
+        return None
+    free = _FREE_SAID.search(best[2])
+    after = best[2][free.end() : free.end() + 60] if free else ""
+    if not _CONDITIONED.match(after.lstrip(" ,")):
+        return None
+    return CheckResult(
+        name="scope",
+        passed=False,
+        detail=f"{best[1]} grants it on a condition the claim leaves out: “{_snip(best[2])}”",
+    )
+
+
 def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """A claim about every member of a class ("free on all orders", "on all plans") fails
     where the source sentence closest to it grants the same to part of the class only
@@ -1214,7 +1255,7 @@ def run_checks(
     optional = (
         check_injection(text, sources),
         check_tier(text, sources),
-        check_scope(text, sources),
+        check_scope(text, sources) or check_condition(text, sources),
         check_record(text, record_facts),
         check_hours(text, hours),
     )

@@ -610,8 +610,16 @@ _FAILURE_WORDS = frozenset(
      "through", "issu", "process", "complet", "your",
      # the other party whose system failed, named generically
      "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
-     "backend", "third", "parti", "booking", "network", "gateway"}
+     "backend", "third", "parti", "booking", "network", "gateway",
+     # what was being done when it failed
+     "load", "detail", "just", "fetch", "retriev", "access", "inform", "data", "record"}
 )  # fmt: skip
+_CANNOT_TELL = re.compile(
+    r"\b(?:can(?:no|['’])?t|cannot|(?:am|are|is)\s+(?:not\s+)?unable\s+to|unable\s+to|not\s+able\s+to|"
+    r"could(?:n['’]t|\s+not))\s+(?:yet\s+)?(?:confirm|check|see|tell|verify|access|load|retrieve|"
+    r"look\s+up|show|give|say|pull\s+up|view)\b[^,.;:!?]*",
+    re.I,
+)
 # Words are compared by their first five letters (the normalised forms differ in endings).
 _FAILURE_PREFIXES = frozenset(w[:5] for w in _FAILURE_WORDS)
 
@@ -622,7 +630,10 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     the truth about a failure is not a hallucination. None when it does not apply."""
     if not _FAILURE.search(claim_text):
         return None
-    rest = {w[:5] for w in content_tokens(_FAILURE.sub(" ", claim_text))} - _FAILURE_PREFIXES
+    # What the failure kept the agent from ("so I can't confirm your exact balance") names
+    # nothing the call must hold.
+    said = _CANNOT_TELL.sub(" ", claim_text)
+    rest = {w[:5] for w in content_tokens(_FAILURE.sub(" ", said))} - _FAILURE_PREFIXES
     named = set(_kinds(claim_text))
     for call in calls:
         if call.status == "ok" or (named and not named & set(_kinds(call.tool))):

@@ -553,3 +553,20 @@ def test_a_citation_of_a_document_that_does_not_say_it_fails() -> None:
     assert wrong.passed is False and "points elsewhere" in wrong.detail
     right = said.replace("[claims]", "[policy]")
     assert check_citations(right, sources).passed is True
+
+
+def test_free_said_without_the_sources_condition_fails_the_scope_check() -> None:
+    from hallmon.verification.checks import check_condition
+
+    lease = [
+        doc(
+            "You can end your lease early at any time. Early termination is free of charge if "
+            "you start a new lease with us within 30 days; otherwise a fee applies."
+        )
+    ]
+    dropped = check_condition("Early termination is free of charge.", lease)
+    assert dropped is not None and dropped.passed is False and "condition" in dropped.detail
+    kept = "Early termination is free of charge if you start a new lease within 30 days."
+    assert check_condition(kept, lease) is None
+    plain = [doc("Early termination is free of charge.")]
+    assert check_condition("Early termination is free of charge.", plain) is None

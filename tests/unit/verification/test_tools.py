@@ -428,3 +428,16 @@ def test_an_amount_alone_is_about_the_one_call_that_holds_it() -> None:
     result = check_tool_facts("The total is €46.", [booked])
     assert result is not None and result.passed is True
     assert check_tool_facts("The total is €50.", [booked]) is None  # no call holds it: no claim
+
+
+def test_what_a_failure_kept_the_agent_from_is_part_of_the_report() -> None:
+    timed_out = call(
+        "mortgage.get_account", "upstream timeout after 30s", status="timeout", account_id="M-4"
+    )
+    said = "I couldn't load your account details because our system timed out, so I can't "
+    said += "confirm your exact balance."
+    result = check_reported_failure(said, [timed_out])
+    assert result is not None and result.passed is True
+    # no call failed: nothing backs the report
+    ok = call("mortgage.get_account", {"balance": 1000}, account_id="M-4")
+    assert check_reported_failure(said, [ok]) is None
