@@ -21,6 +21,7 @@ from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
     Quantity,
     closest,
+    derived_from,
     differs_by_one_digit,
     extract_quantities,
     find_match,
@@ -97,6 +98,13 @@ def check_numbers(
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
         pool = in_evidence or [q2 for s in sources for q2 in extract_quantities(s.text, False)]
+        # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
+        everywhere = [q2 for s in sources for q2 in extract_quantities(s.text, False)]
+        grounded = [w for w in wanted if w is not q and find_match(w, everywhere) is not None]
+        computed = derived_from(q, [*grounded, *everywhere])
+        if computed is not None:
+            found.append(computed)
+            continue
         near = closest(q, pool)
         if near is None:
             missing.append(f"{q.describe()} is not in the evidence")

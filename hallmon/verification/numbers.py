@@ -13,8 +13,10 @@ is backed by 4,213,000) and hedges ("about 30" is backed by 28).
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -500,3 +502,86 @@ def in_passage_terms(claim: str, passage: str) -> str:
         end = q.end - 1 if q.text.endswith(".") else q.end
         out = out[: q.start] + match.text + out[end:]
     return out
+
+
+# --- figures an answer computes from others ----------------------------------------------------
+
+_MINUTE_STEPS = {"minute": 1, "min": 1, "hour": 60, "hr": 60, "h": 60}
+_MONTH_STEPS = {"month": 1, "year": 12, "yr": 12}
+_DAY_STEPS = {"day": 1, "week": 7}
+
+
+def _unit_key(unit: str | None) -> str:
+    u = (unit or "").lower().rstrip(".")
+    return u[:-1] if u.endswith("s") and len(u) > 2 else u
+
+
+def _shift_month(year: int, month: int, months: int) -> tuple[int, int]:
+    n = year * 12 + (month - 1) + months
+    return n // 12, n % 12 + 1
+
+
+def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
+    """`iso` ("2025-05", "2025-05-14", "--10-02") moved by `months` and `days`, in the forms a
+    claim's date may be read as."""
+    out: set[str] = set()
+    parts = iso.split("-")
+    try:
+        if iso.startswith("--"):  # month and day, no year: shift in a leap-free year
+            month, day = int(parts[2]), int(parts[3])
+            y, m = _shift_month(2001, month, months)
+            moved = datetime.date(y, m, min(day, 28 if m == 2 else 30)) + datetime.timedelta(
+                days=days
+            )
+            if day <= 28:
+                moved = datetime.date(y, m, day) + datetime.timedelta(days=days)
+            out.add(f"--{moved.month:02d}-{moved.day:02d}")
+        elif len(parts) == 2:
+            y, m = _shift_month(int(parts[0]), int(parts[1]), months)
+            out.add(f"{y:04d}-{m:02d}")
+        elif len(parts) == 3:
+            y, m = _shift_month(int(parts[0]), int(parts[1]), months)
+            moved = datetime.date(y, m, min(int(parts[2]), 28)) + datetime.timedelta(days=days)
+            if int(parts[2]) <= 28:
+                moved = datetime.date(y, m, int(parts[2])) + datetime.timedelta(days=days)
+            out.update({moved.isoformat(), f"{moved.year:04d}-{moved.month:02d}"})
+            out.add(f"--{moved.month:02d}-{moved.day:02d}")
+    except ValueError:
+        return set()
+    return out
+
+
+def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
+    """How a time or date of the claim follows from a time or date and a duration stated
+    elsewhere ("45 minutes before 08:30" is 07:45; "a 3-year warranty" from May 2025 runs to
+    May 2028; "4 months after 2 October" is 2 February), or None. The answer's own arithmetic
+    is no hallucination when its inputs are grounded."""
+    if q.kind not in ("time", "date"):
+        return None
+    durations = [d for d in known if d.kind == "number" and d.values and d.unit]
+    for base in known:
+        if base is q or base.kind != q.kind:
+            continue
+        for d in durations:
+            key = _unit_key(d.unit)
+            for amount in d.values:
+                if amount <= 0 or amount != int(amount) or amount > 1000:
+                    continue
+                n = int(amount)
+                if q.kind == "time" and key in _MINUTE_STEPS:
+                    step = n * _MINUTE_STEPS[key]
+                    moved = {(v + s) % 1440 for v in base.values for s in (step, -step)}
+                    if moved & set(q.values):
+                        return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
+                elif q.kind == "date" and (key in _MONTH_STEPS or key in _DAY_STEPS):
+                    months = n * _MONTH_STEPS.get(key, 0)
+                    days = n * _DAY_STEPS.get(key, 0)
+                    shifted: set[str] = set()
+                    for iso in base.dates:
+                        shifted |= _shifted(iso, months, days) | _shifted(iso, -months, -days)
+                    if shifted & set(q.dates) or any(
+                        x.startswith("--") and any(y.endswith(x[1:]) for y in q.dates)
+                        for x in shifted
+                    ):
+                        return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
+    return None

@@ -570,3 +570,17 @@ def test_free_said_without_the_sources_condition_fails_the_scope_check() -> None
     assert check_condition(kept, lease) is None
     plain = [doc("Early termination is free of charge.")]
     assert check_condition("Early termination is free of charge.", plain) is None
+
+
+def test_a_figure_the_answer_computes_from_grounded_ones_is_found() -> None:
+    ferry = [doc("Sailings at 08:30 and 16:45. Cars must check in 45 minutes before departure.")]
+    said = "Check in 45 minutes before the 08:30 sailing, so by 07:45."
+    result = check_numbers(said, evidence_for(said, ferry), ferry)
+    assert result.passed is True and "apart" in result.detail
+    wrong = "Check in 45 minutes before the 08:30 sailing, so by 07:15."
+    assert check_numbers(wrong, evidence_for(wrong, ferry), ferry).passed is False
+    warranty = [doc("You bought it in May 2025. All hearing aids carry a 3-year warranty.")]
+    runs = "Your 3-year warranty from May 2025 runs until May 2028."
+    assert check_numbers(runs, evidence_for(runs, warranty), warranty).passed is True
+    longer = "Your 3-year warranty from May 2025 runs until May 2029."
+    assert check_numbers(longer, evidence_for(longer, warranty), warranty).passed is False
