@@ -418,6 +418,21 @@ def dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
     return False
 
 
+_PER_MINUTES = {"second": 1 / 60, "sec": 1 / 60, "minute": 1.0, "min": 1.0, "hour": 60.0,
+                "hr": 60.0, "day": 1440.0, "week": 10080.0}  # fmt: skip
+
+
+def _clock_minutes(q: Quantity) -> tuple[float, bool, float] | None:
+    """(length in minutes, whether its unit is under a day, minutes per unit) of a duration
+    stated in seconds to weeks, or None."""
+    unit = (q.unit or "").lower().rstrip(".")
+    unit = unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit
+    per = _PER_MINUTES.get(unit)
+    if per is None or not q.values or q.kind != "number":
+        return None
+    return max(q.values) * per, per < 1440.0, per
+
+
 def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quantity | None:
     """The first quantity in `pool` that backs `q`, or None.
 
@@ -440,6 +455,13 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
         if p.kind == "time":
             continue
         if q.currency and p.currency and q.currency != p.currency:
+            continue
+        qm, pm = _clock_minutes(q), _clock_minutes(p)
+        if qm is not None and pm is not None and (qm[1] or pm[1]):
+            # Durations in hours or minutes: "48 hours" is not "45 minutes", "2 hours" is
+            # "120 minutes".
+            if _close(qm[0], pm[0], max(q.tolerance * qm[2], 0.02 * max(qm[0], pm[0]))):
+                return p
             continue
         if q.duration_days is not None and p.duration_days is not None:
             # Both are durations: "2 days" is not "2-year", "2 weeks" is "14 days".

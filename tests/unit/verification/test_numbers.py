@@ -28,3 +28,19 @@ def test_the_model_reads_dates_and_times_as_the_passage_writes_them() -> None:
     fee = "A replacement card costs ten euros."
     assert in_passage_terms("A replacement card is €10.", fee) == "A replacement card is €10."
     assert in_passage_terms("It opens at 9 am.", passage) == "It opens at 9 am."
+
+
+def test_durations_in_hours_and_minutes_are_compared_in_one_unit() -> None:
+    from hallmon.verification.numbers import extract_quantities, find_match
+
+    pool = extract_quantities("Interviews last about 45 minutes. Cancel 48 hours ahead.", False)
+
+    def backed(text: str) -> str | None:
+        match = find_match(extract_quantities(text, True)[0], pool)
+        return None if match is None else f"{match.text} {match.unit}"
+
+    assert backed("at least 48 hours ahead") == "48 hours"  # not the '45 minutes' nearby
+    assert backed("about 45 minutes") == "45 minutes"
+    assert backed("2 days ahead") == "48 hours"
+    assert backed("50 hours ahead") is None
+    assert backed("45 hours ahead") is None
