@@ -55,7 +55,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -63,10 +62,11 @@ from typing import Any, Literal
 from faust.transport.consumer import CONSUMER_FETCHING
 from faust.transport.drivers import aiokafka as aiokafka_driver
 from faust.utils.functional import consecutive_numbers
+from hallmon.topology.restart import EXIT_TEMPFAIL, exit_for_restart
 
 Admission = Literal["deliver", "skip", "reseek"]
 
-EXIT_UNWRITTEN = 75  # EX_TEMPFAIL: a supervisor should restart the worker
+EXIT_UNWRITTEN = EXIT_TEMPFAIL
 
 log = logging.getLogger(__name__)
 
@@ -318,14 +318,13 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         try:
             await write_barrier(self.app).settled()
         except Exception as exc:  # any failed write: never commit past it
-            log.critical(
+            exit_for_restart(
+                log,
                 "a table write failed (%s: %s); exiting without committing, so the messages "
                 "behind it are read again after the restart. Check the broker.",
                 type(exc).__name__,
                 exc,
             )
-            logging.shutdown()
-            os._exit(EXIT_UNWRITTEN)
 
     async def _commit_offsets(self, offsets: Any, start_new_transaction: bool = True) -> bool:
         await self._settle_writes()

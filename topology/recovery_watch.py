@@ -23,14 +23,15 @@ app's recovery state on a timer and acts.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hallmon.topology.restart import EXIT_TEMPFAIL, exit_for_restart
+
 log = logging.getLogger(__name__)
 
-EXIT_STALLED = 75  # EX_TEMPFAIL: a supervisor should restart the worker
+EXIT_STALLED = EXIT_TEMPFAIL
 
 Action = Literal["wait", "kick", "exit"]
 
@@ -71,13 +72,13 @@ def _pending(recovery: Any) -> dict[Any, int]:
     }
 
 
-async def _kick(app: Any, recovery: Any) -> None:
+async def _kick(app: Any, recovery: Any, stall_s: float) -> None:
     pending = _pending(recovery)
     if not pending:
         return
     log.warning(
         "table restore received no changelog record for %.0f s; reading %s again from %s",
-        app._hallmon_recovery_watch.stall_s,
+        stall_s,
         ", ".join(f"{tp.topic}[{tp.partition}]" for tp in pending),
         ", ".join(str(o) for o in pending.values()),
     )
@@ -89,7 +90,6 @@ async def _kick(app: Any, recovery: Any) -> None:
 def install_recovery_watch(app: Any, stall_s: float = 60.0, every_s: float = 5.0) -> None:
     """Watch `app`'s table restores (a timer every `every_s`)."""
     progress = RecoveryProgress(stall_s=stall_s)
-    app._hallmon_recovery_watch = progress
 
     @app.timer(every_s)  # type: ignore[untyped-decorator]
     async def watch_recovery() -> None:
@@ -104,19 +104,18 @@ def install_recovery_watch(app: Any, stall_s: float = 60.0, every_s: float = 5.0
         action = progress.observe(recovering, remaining, time.monotonic())
         if action == "kick":
             try:
-                await _kick(app, recovery)
+                await _kick(app, recovery, stall_s)
             except Exception:  # the exit step still follows if this did not help
                 log.exception("could not restart the table restore's reads")
         elif action == "exit":
-            log.critical(
+            exit_for_restart(
+                log,
                 "table restore made no progress for %.0f s after its reads were restarted "
                 "(%d changelog records short); exiting so the worker restarts and restores "
                 "again. Check the broker if this repeats.",
                 2 * stall_s,
                 remaining,
             )
-            logging.shutdown()
-            os._exit(EXIT_STALLED)
 
 
 __all__ = ["EXIT_STALLED", "RecoveryProgress", "install_recovery_watch"]

@@ -28,7 +28,7 @@ from hallmon.verification.numbers import (
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
-from hallmon.verification.text import content_tokens, stem
+from hallmon.verification.text import CONDITION_OPENERS, content_tokens, stem
 
 __all__ = [
     "check_action",
@@ -76,6 +76,10 @@ def check_numbers(
     in_evidence = [q for q, _ in located]
     text_of = {id(q): text for q, text in located}
     conversions = _conversions(claim_text)
+    # Every figure of every source, and the claim's figures they hold: read once, and only
+    # when a figure is missing from the evidence passages.
+    everywhere: list[Quantity] | None = None
+    grounded: list[Quantity] = []
     found: list[str] = []
     missing: list[str] = []
     matched: list[tuple[Quantity, Quantity, str]] = []
@@ -97,10 +101,11 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
-        pool = in_evidence or [q2 for s in sources for q2 in extract_quantities(s.text, False)]
+        if everywhere is None:
+            everywhere = [q2 for s in sources for q2 in extract_quantities(s.text, False)]
+            grounded = [w for w in wanted if find_match(w, everywhere) is not None]
+        pool = in_evidence or everywhere
         # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
-        everywhere = [q2 for s in sources for q2 in extract_quantities(s.text, False)]
-        grounded = [w for w in wanted if w is not q and find_match(w, everywhere) is not None]
         computed = derived_from(q, [*grounded, *everywhere])
         if computed is not None:
             found.append(computed)
@@ -155,13 +160,20 @@ _WHOLE_AFTER = re.compile(
 _WHOLE_BEFORE = re.compile(r"\b(?:a\s+total\s+of|in\s+total|total(?:ling)?|altogether)\s*$", re.I)
 
 
+def _after_figure(text: str, q: Quantity, width: int) -> str:
+    """Up to `width` characters of `text` after the figure `q`, past its own unit ("3 bags
+    each": what follows "bags")."""
+    after = text[q.end : q.end + width]
+    if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
+        after = after.lstrip()[len(q.unit) :]
+    return after
+
+
 def _basis(text: str, q: Quantity) -> tuple[str, frozenset[str]] | None:
     """("each", units) or ("whole", {}) for a figure counted per unit ("per user per month":
     both units) or in total, from the words right after it (or "a total of" right before),
     else None."""
-    after = text[q.end : q.end + 60]
-    if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
-        after = after.lstrip()[len(q.unit) :]  # "3 bags each": the figure's own unit first
+    after = _after_figure(text, q, 60)
     units: set[str] = set()
     each = False
     while m := _EACH.match(after):
@@ -194,9 +206,7 @@ _UPPER_AFTER = re.compile(r"^\s*(?:or\s+(?:less|fewer)|maximum|max\b|at\s+(?:the
 def _bound(text: str, q: Quantity) -> str | None:
     """ "lower" for a figure said as a minimum ("at least 7 days"), "upper" for a maximum ("up
     to 7 days", "within 7 days"), else None."""
-    before, after = text[max(0, q.start - 24) : q.start], text[q.end : q.end + 30]
-    if q.unit and after.lstrip().lower().startswith(q.unit.lower()):
-        after = after.lstrip()[len(q.unit) :]
+    before, after = text[max(0, q.start - 24) : q.start], _after_figure(text, q, 30)
     if _LOWER_BEFORE.search(before) or _LOWER_AFTER.match(after):
         return "lower"
     if _UPPER_BEFORE.search(before) or _UPPER_AFTER.match(after):
@@ -466,6 +476,13 @@ def _overlaps(
         for sentence in _sentences_of(source):
             tokens = content_tokens(sentence)
             yield len(words & tokens) / len(words), source.source_id, sentence, tokens
+
+
+def _context_overlaps(
+    words: frozenset[str], sources: Iterable[Source]
+) -> Iterator[tuple[float, str, str, frozenset[str]]]:
+    """`_overlaps` over the sources other than the user's own words."""
+    return _overlaps(words, (s for s in sources if s.kind != "user_input"))
 
 
 def _best(scored: Iterable[tuple[float, str, str]]) -> tuple[float, str, str] | None:
@@ -767,7 +784,7 @@ def is_action_claim(claim_text: str) -> bool:
     return not (_FUTURE.search(before + done.group(0)) or _IF_BEFORE.search(before))
 
 
-_IF_BEFORE = re.compile(r"\b(?:if|unless|provided|as\s+long\s+as)\b", re.I)
+_IF_BEFORE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b", re.I)
 
 
 def needs_action_check(claim: Claim) -> bool:
@@ -1071,7 +1088,7 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
         return None  # the usual case: no instruction anywhere, no sentence to split
     scored = [
         (o, sid, sent, _INSTRUCTION.search(sent) is not None)
-        for o, sid, sent, _ in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+        for o, sid, sent, _ in _context_overlaps(words, sources)
     ]
     injected = _best((o, sid, sent) for o, sid, sent, instruction in scored if instruction)
     plain = max((o for o, _, _, instruction in scored if not instruction), default=0.0)
@@ -1153,9 +1170,7 @@ _FREE_SAID = re.compile(
     re.I,
 )
 _CONDITIONED = re.compile(
-    r"\b(?:if|unless|provided(?:\s+that)?|as\s+long\s+as|only\s+(?:if|when|for|on)|when\s+you|"
-    r"on\s+condition)\b",
-    re.I,
+    rf"\b(?:{CONDITION_OPENERS}|only\s+(?:if|when|for|on)|when\s+you|on\s+condition)\b", re.I
 )
 
 
@@ -1171,7 +1186,7 @@ def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult |
         return None
     best = _best(
         (o, sid, sent)
-        for o, sid, sent, _ in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+        for o, sid, sent, _ in _context_overlaps(words, sources)
         if _FREE_SAID.search(sent)
     )
     if best is None or best[0] < 0.6:
@@ -1202,7 +1217,7 @@ def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
         return None
     best = _best(
         (o, sid, sent)
-        for o, sid, sent, tokens in _overlaps(words, (s for s in sources if s.kind != "user_input"))
+        for o, sid, sent, tokens in _context_overlaps(words, sources)
         if any(stem(t) in nouns for t in tokens)
     )
     if best is None or best[0] < 0.5 or not _RESTRICTS.search(best[2]):

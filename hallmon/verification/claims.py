@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
+from hallmon.verification.text import CONDITION_OPENERS
 
 CLAIMS_VERSION = "rules-6"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
@@ -329,9 +330,7 @@ _PREDICATE_START = re.compile(
     re.IGNORECASE,
 )
 _BARE_AND = re.compile(r"\s+and\s+")
-_CONDITION = re.compile(
-    r"\b(?:if|unless|provided(?:\s+that)?|as\s+long\s+as|on\s+condition\s+that)\s+\S", re.I
-)
+_CONDITION = re.compile(rf"\b(?:{CONDITION_OPENERS}|on\s+condition\s+that)\s+\S", re.I)
 _LAST_PART = re.compile(r",|\bbut\b|\bwhile\b|\bwhereas\b")
 # A clause with a short noun-phrase subject: one to three words, then a finite verb.
 _NOUN_CLAUSE = re.compile(

@@ -545,32 +545,28 @@ def _shift_month(year: int, month: int, months: int) -> tuple[int, int]:
 
 def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
     """`iso` ("2025-05", "2025-05-14", "--10-02") moved by `months` and `days`, in the forms a
-    claim's date may be read as."""
-    out: set[str] = set()
+    claim's date may be read as. Days past the 28th are clamped (to the 30th, or the 28th in
+    February, without a year; to the 28th with one) so that every month has them."""
     parts = iso.split("-")
     try:
         if iso.startswith("--"):  # month and day, no year: shift in a leap-free year
-            month, day = int(parts[2]), int(parts[3])
-            y, m = _shift_month(2001, month, months)
-            moved = datetime.date(y, m, min(day, 28 if m == 2 else 30)) + datetime.timedelta(
-                days=days
-            )
-            if day <= 28:
-                moved = datetime.date(y, m, day) + datetime.timedelta(days=days)
-            out.add(f"--{moved.month:02d}-{moved.day:02d}")
-        elif len(parts) == 2:
-            y, m = _shift_month(int(parts[0]), int(parts[1]), months)
-            out.add(f"{y:04d}-{m:02d}")
-        elif len(parts) == 3:
-            y, m = _shift_month(int(parts[0]), int(parts[1]), months)
-            moved = datetime.date(y, m, min(int(parts[2]), 28)) + datetime.timedelta(days=days)
-            if int(parts[2]) <= 28:
-                moved = datetime.date(y, m, int(parts[2])) + datetime.timedelta(days=days)
-            out.update({moved.isoformat(), f"{moved.year:04d}-{moved.month:02d}"})
-            out.add(f"--{moved.month:02d}-{moved.day:02d}")
-    except ValueError:
+            y, m = _shift_month(2001, int(parts[2]), months)
+            day = min(int(parts[3]), 28 if m == 2 else 30)
+            moved = datetime.date(y, m, day) + datetime.timedelta(days=days)
+            return {f"--{moved.month:02d}-{moved.day:02d}"}
+        if len(parts) not in (2, 3):
+            return set()
+        y, m = _shift_month(int(parts[0]), int(parts[1]), months)
+        if len(parts) == 2:
+            return {f"{y:04d}-{m:02d}"}
+        moved = datetime.date(y, m, min(int(parts[2]), 28)) + datetime.timedelta(days=days)
+    except (ValueError, IndexError):
         return set()
-    return out
+    return {
+        moved.isoformat(),
+        f"{moved.year:04d}-{moved.month:02d}",
+        f"--{moved.month:02d}-{moved.day:02d}",
+    }
 
 
 def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
@@ -593,7 +589,7 @@ def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
                 if q.kind == "time" and key in _MINUTE_STEPS:
                     step = n * _MINUTE_STEPS[key]
                     moved = {(v + s) % 1440 for v in base.values for s in (step, -step)}
-                    if moved & set(q.values):
+                    if moved & q.values:
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
                 elif q.kind == "date" and (key in _MONTH_STEPS or key in _DAY_STEPS):
                     months = n * _MONTH_STEPS.get(key, 0)
@@ -601,7 +597,7 @@ def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
                     shifted: set[str] = set()
                     for iso in base.dates:
                         shifted |= _shifted(iso, months, days) | _shifted(iso, -months, -days)
-                    if shifted & set(q.dates) or any(
+                    if shifted & q.dates or any(
                         x.startswith("--") and any(y.endswith(x[1:]) for y in q.dates)
                         for x in shifted
                     ):

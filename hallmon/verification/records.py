@@ -453,15 +453,15 @@ def check_hours(text: str, hours: Sequence[OpeningHours]) -> CheckResult | None:
                 problems.append(f"{DAYS[d].title()} is {_clock(*hours_d)}")
     elif times:
         pool = [record.days[d] for d in open_days] if open_days else list(record.days)
-        edges = {t % day for h in pool if h is not None for t in h}
+        opened = [h for h in pool if h is not None]
+        edges = {t % day for h in opened for t in h}
         # A time said of no opening or closing ("a 17:00 appointment works") only has to fall
         # inside the hours; "we open at 9:00" must be an edge.
-        inside = not _EDGE_WORDS.search(text) and [h for h in pool if h is not None]
+        inside = bool(opened) and not _EDGE_WORDS.search(text)
         problems.extend(
             f"no hours {t // 60}:{t % 60:02d}"
             for t in times
-            if t not in edges
-            and not (inside and all(h[0] <= t % day < h[1] for h in pool if h is not None))
+            if t not in edges and not (inside and all(h[0] <= t % day < h[1] for h in opened))
         )
     if problems:
         return CheckResult(

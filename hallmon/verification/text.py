@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["NUMBER_WORDS", "STOPWORDS", "content_tokens", "stem", "tokens"]
+__all__ = ["CONDITION_OPENERS", "NUMBER_WORDS", "STOPWORDS", "content_tokens", "stem", "tokens"]
+
+# Words that open a condition ("free if ...", "covered only if ..."), as a regex alternation.
+CONDITION_OPENERS = r"if|unless|provided(?:\s+that)?|as\s+long\s+as"
 
 # fmt: off
 STOPWORDS = frozenset({

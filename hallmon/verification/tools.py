@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Any
 
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
@@ -240,6 +241,13 @@ def _claim_dates(text: str) -> list[Quantity]:
     return [q for q in extract_quantities(text, True) if q.dates]
 
 
+def _same_amounts(
+    q: Quantity, fields: list[tuple[str, float, str | None]]
+) -> list[tuple[str, float, str | None]]:
+    """The (key, value, currency) amount fields whose value is the claimed amount `q`'s."""
+    return [f for f in fields if any(abs(f[1] - x) <= max(0.005, q.tolerance) for x in q.values)]
+
+
 def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
     """(matched, mismatched) descriptions of the claim's ids, amounts and dates against the
     call's fields."""
@@ -254,8 +262,7 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
     others = call.amounts(other=True)
 
     def same_as(q: Quantity, fields: list[tuple[str, float, str | None]]) -> bool:
-        same = [(k, v, c) for k, v, c in fields
-                if any(abs(v - x) <= max(0.005, q.tolerance) for x in q.values)]  # fmt: skip
+        same = _same_amounts(q, fields)
         return bool(same) and all(c is None or c == q.currency for _, _, c in same)
 
     claimed = _claim_amounts(claim_text) if amounts else []
@@ -436,10 +443,7 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
         c
         for c in flat
         if (claimed or dated)
-        and all(
-            any(abs(v - x) <= max(0.005, q.tolerance) for _, v, _ in c.amounts() for x in q.values)
-            for q in claimed
-        )
+        and all(_same_amounts(q, c.amounts()) for q in claimed)
         and all(any(dates_match(q.dates, d) for _, d in c.dates()) for q in dated)
     ]
     return holding if len(holding) == 1 else []
@@ -748,7 +752,7 @@ def check_exception(
     obj = {t for t in content_tokens(claim_text) if t not in _NOISE}
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
-    grants = _grant_words(kind)
+    grants = _whole_words(_GRANTS[kind])
     for source in backing:
         for sentence in _sentences_of(source):
             if not grants.search(sentence):
@@ -758,7 +762,7 @@ def check_exception(
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:
         said = " ".join(best[2].split())[:90]
-        if _refuses(best[2], _GRANTS[kind]) and not _DENIES.search(claim_text):
+        if _refuses(best[2], grants) and not _DENIES.search(claim_text):
             # "Discounts do not apply to gift cards" names the favour only to refuse it.
             return CheckResult(
                 name="commitment", passed=False, detail=f"{best[1]} refuses it ({kind}): “{said}”"
@@ -773,23 +777,19 @@ def check_exception(
     )
 
 
-def _grant_words(kind: str) -> re.Pattern[str]:
-    """The words of a favour's family as whole words ("free" is not in "freeze")."""
-    return _whole_words(_GRANTS[kind])
-
-
-def _whole_words(words: Sequence[str]) -> re.Pattern[str]:
+@lru_cache(maxsize=64)
+def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
+    """`words` as whole words, with their common endings ("free" is not in "freeze")."""
     alternatives = "|".join(re.escape(w) for w in words)
     return re.compile(rf"\b(?:{alternatives})(?:s|d|ed|es|ing)?\b", re.I)
 
 
-def _refuses(sentence: str, grants: Sequence[str]) -> bool:
-    """Whether the clause of `sentence` that names the favour negates it ("Discounts do not
-    apply to gift cards"); a negation in another clause ("free for members, no code needed")
-    refuses nothing."""
-    words = _whole_words(grants)
+def _refuses(sentence: str, grants: re.Pattern[str]) -> bool:
+    """Whether the clause of `sentence` that names the favour (one of the `grants` words)
+    negates it ("Discounts do not apply to gift cards"); a negation in another clause ("free
+    for members, no code needed") refuses nothing."""
     return any(
-        words.search(clause) and _DENIES.search(clause) for clause in _CLAUSE_BREAK.split(sentence)
+        grants.search(clause) and _DENIES.search(clause) for clause in _CLAUSE_BREAK.split(sentence)
     )
 
 

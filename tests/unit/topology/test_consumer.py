@@ -322,7 +322,7 @@ def test_a_failed_write_stops_the_worker_without_committing() -> None:
 
     with (
         patch.object(FaustConsumer, "_commit_offsets", faust_commit),
-        patch("hallmon.topology.consumer.os._exit", side_effect=fake_exit),
+        patch("hallmon.topology.restart.os._exit", side_effect=fake_exit),
         pytest.raises(SystemExit),
     ):
         asyncio.run(scenario())

@@ -77,10 +77,9 @@ def test_the_kick_reads_the_short_partitions_again_from_where_the_restore_stands
 
     class App:
         consumer = Consumer()
-        _hallmon_recovery_watch = RecoveryProgress(stall_s=60.0)
 
     app = App()
-    asyncio.run(recovery_watch._kick(app, Recovery()))
+    asyncio.run(recovery_watch._kick(app, Recovery(), 60.0))
     # the next offset each needs: one past the last read, the start for one never read
     assert app.consumer.sought == {short: 42, fresh: 0}
     assert app.consumer.resumed == {short, fresh}
