@@ -23,6 +23,7 @@ from hallmon.verification.numbers import (
     closest,
     derived_from,
     differs_by_one_digit,
+    distinct_quantities,
     extract_quantities,
     find_match,
 )
@@ -56,6 +57,10 @@ def _snip(text: str, limit: int = _SNIPPET) -> str:
 # --- numbers ---------------------------------------------------------------------------------
 
 
+MAX_CLAIM_FIGURES = 64
+"""The figures of one claim the number check compares; more are reported as not checked."""
+
+
 def check_numbers(
     claim_text: str, evidence: Sequence[Evidence], sources: Sequence[Source]
 ) -> CheckResult:
@@ -65,6 +70,11 @@ def check_numbers(
     wanted = extract_quantities(claim_text, True)
     if not wanted:
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
+    # A sentence-sized claim states a handful of figures; thousands (a pasted table, hostile
+    # input) would make each of them a scan of every source figure. The rest are said to be
+    # unchecked, not silently passed.
+    unchecked = len(wanted) - MAX_CLAIM_FIGURES
+    wanted = wanted[:MAX_CLAIM_FIGURES]
     if not evidence and not sources:
         return CheckResult(
             name="number",
@@ -72,7 +82,7 @@ def check_numbers(
             detail=f"no context to check {', '.join(q.describe() for q in wanted)} against",
         )
     # Each evidence figure with its passage (the swap test reads the clause around it).
-    located = [(q, e.text) for e in evidence for q in extract_quantities(e.text, False)]
+    located = [(q, e.text) for e in evidence for q in distinct_quantities(e.text)]
     in_evidence = [q for q, _ in located]
     text_of = {id(q): text for q, text in located}
     conversions = _conversions(claim_text)
@@ -91,7 +101,7 @@ def check_numbers(
             continue
         where = None
         for s in sources:
-            match = find_match(q, extract_quantities(s.text, False))
+            match = find_match(q, distinct_quantities(s.text))
             if match is not None:
                 where = s.source_id
                 break
@@ -102,7 +112,7 @@ def check_numbers(
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
         if everywhere is None:
-            everywhere = [q2 for s in sources for q2 in extract_quantities(s.text, False)]
+            everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
             grounded = [w for w in wanted if find_match(w, everywhere) is not None]
         pool = in_evidence or everywhere
         # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
@@ -129,6 +139,8 @@ def check_numbers(
             missing.append(
                 f"{q.describe()} is not in the evidence; the closest there is {near.describe()}"
             )
+    if unchecked > 0:
+        found.append(f"{unchecked} more figures of this claim were not checked")
     if missing:
         return CheckResult(name="number", passed=False, detail="; ".join(missing))
     swap = (
@@ -271,12 +283,17 @@ def swapped_figures(
 
     A pair counts as swapped only when the crossed reading shares clearly more words (two or
     more) than the straight one and each figure shares a word with the other's clause."""
+    if len(matched) < 2:
+        return None
+    # Each figure's clause words, read once (every pair would read them again).
+    said = [_clause_words(claim_text, q) for q, _, _ in matched]
+    given = [_clause_words(t, m) if t else frozenset() for _, m, t in matched]
     for i, (qa, ma, ta) in enumerate(matched):
-        for qb, mb, tb in matched[i + 1 :]:
+        for j in range(i + 1, len(matched)):
+            qb, mb, tb = matched[j]
             if not ta or ta != tb or ma is mb or ma.values & mb.values or ma.dates & mb.dates:
                 continue
-            ka, kb = _clause_words(claim_text, qa), _clause_words(claim_text, qb)
-            ea, eb = _clause_words(ta, ma), _clause_words(ta, mb)
+            ka, kb, ea, eb = said[i], said[j], given[i], given[j]
             straight = len(ka & ea) + len(kb & eb)
             crossed_a, crossed_b = len(ka & eb), len(kb & ea)
             if crossed_a and crossed_b and crossed_a + crossed_b >= straight + 2:

@@ -17,7 +17,7 @@ import datetime
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -404,6 +404,23 @@ def _close(a: float, b: float, tolerance: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) or abs(a - b) <= tolerance + 1e-9
 
 
+@lru_cache(maxsize=4096)
+def distinct_quantities(text: str, claim: bool = False) -> tuple[Quantity, ...]:
+    """`extract_quantities(text, claim)` without repeats: the first of the quantities that
+    differ only in where they stand. Matching reads no position, so a pool of these backs a
+    figure exactly as the whole pool does (`find_match` and `closest` return the first best),
+    and a text repeating one figure thousands of times (hostile input) costs one comparison
+    per figure, not thousands."""
+    seen: set[Quantity] = set()
+    out: list[Quantity] = []
+    for q in extract_quantities(text, claim):
+        key = replace(q, start=0, end=0)
+        if key not in seen:
+            seen.add(key)
+            out.append(q)
+    return tuple(out)
+
+
 def dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
     """Whether a claim's dates are among `other`'s, a date without a year ("--12-14") or a
     month ("2024-03") matching any full date inside it."""
@@ -439,6 +456,7 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
     Kinds are compared leniently where text is loose ("12%" is backed by a bare "12" in a table,
     "$1,200" by "1,200"), strictly where it matters: a different currency, a date, a time.
     """
+    qm = _clock_minutes(q)
     for p in pool:
         if q.kind == "date":
             if p.kind == "date" and dates_match(q.dates, p.dates):
@@ -456,7 +474,7 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
             continue
         if q.currency and p.currency and q.currency != p.currency:
             continue
-        qm, pm = _clock_minutes(q), _clock_minutes(p)
+        pm = _clock_minutes(p) if qm is not None else None
         if qm is not None and pm is not None and (qm[1] or pm[1]):
             # Durations in hours or minutes: "48 hours" is not "45 minutes", "2 hours" is
             # "120 minutes".

@@ -584,3 +584,13 @@ def test_a_figure_the_answer_computes_from_grounded_ones_is_found() -> None:
     assert check_numbers(runs, evidence_for(runs, warranty), warranty).passed is True
     longer = "Your 3-year warranty from May 2025 runs until May 2029."
     assert check_numbers(longer, evidence_for(longer, warranty), warranty).passed is False
+
+
+def test_a_claim_with_more_figures_than_the_check_reads_says_so() -> None:
+    from hallmon.verification.checks import MAX_CLAIM_FIGURES
+
+    table = [doc("Prices: " + ", ".join(f"{n} EUR" for n in range(1, 200)) + ".")]
+    said = "The prices are " + ", ".join(f"{n} EUR" for n in range(1, 100)) + "."
+    result = check_numbers(said, evidence_for(said, table), table)
+    assert result.passed is True
+    assert f"{99 - MAX_CLAIM_FIGURES} more figures of this claim were not checked" in result.detail
