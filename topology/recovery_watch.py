@@ -66,7 +66,7 @@ def _pending(recovery: Any) -> dict[Any, int]:
     the restore needs from each."""
     offsets = recovery.active_offsets
     return {
-        tp: max(int(offsets.get(tp) or -1) + 1, 0)
+        tp: max(int(-1 if offsets.get(tp) is None else offsets[tp]) + 1, 0)
         for tp, left in recovery.active_remaining().items()
         if left > 0
     }

@@ -55,14 +55,14 @@ def test_the_kick_reads_the_short_partitions_again_from_where_the_restore_stands
 
     from hallmon.topology import recovery_watch
 
-    done, short, fresh = _TP(0), _TP(1), _TP(2)
+    done, short, fresh, first = _TP(0), _TP(1), _TP(2), _TP(3)
 
     class Recovery:
         def __init__(self) -> None:
-            self.active_offsets = {done: 9, short: 41, fresh: None}
+            self.active_offsets = {done: 9, short: 41, fresh: None, first: 0}
 
         def active_remaining(self) -> dict[_TP, int]:
-            return {done: 0, short: 7, fresh: 3}
+            return {done: 0, short: 7, fresh: 3, first: 5}
 
     class Consumer:
         def __init__(self) -> None:
@@ -81,5 +81,6 @@ def test_the_kick_reads_the_short_partitions_again_from_where_the_restore_stands
     app = App()
     asyncio.run(recovery_watch._kick(app, Recovery(), 60.0))
     # the next offset each needs: one past the last read, the start for one never read
-    assert app.consumer.sought == {short: 42, fresh: 0}
-    assert app.consumer.resumed == {short, fresh}
+    # (record 0 read: the next is 1, not 0 again)
+    assert app.consumer.sought == {short: 42, fresh: 0, first: 1}
+    assert app.consumer.resumed == {short, fresh, first}
