@@ -123,6 +123,20 @@ _POLITE_CORE = (
     r"your|how)\b[^,;.!?]*)?"
     r"|(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?(?:sorry|glad|happy|"
     r"delighted|here)\b[^,;.!?]*"
+    # Empathy: "I know how disruptive that is", "I can see why that bill stands out", "it's
+    # really frustrating when you've already paid" (not "I can see how much you paid").
+    r"|(?:i|we)\s+(?:can\s+|do\s+|completely\s+|totally\s+|fully\s+)?(?:see|know|imagine|"
+    r"understand|appreciate|realise|realize|get)\s+(?:how\s+(?!much\b|many\b|long\b|often\b|"
+    r"far\b|old\b|soon\b|to\b)\w+(?:\s+\w+)?\s+(?:that|this|it|things)(?:'s|’s|\s+is|\s+was|"
+    r"\s+must\s+be|\s+would\s+be|\s+can\s+be|\s+feels?|\s+has\s+been)"
+    r"|why\s+(?:you(?:'re|’re|'d|’d|\s+are|\s+would\s+be|\s+might\s+be|\s+feel)\b[^,;:.!?]*"
+    r"|[^,;:.!?]{0,40}\b(?:stands?\s+out|came\s+as\s+a\s+(?:shock|surprise)|"
+    r"(?:is|was)\s+(?:a\s+)?(?:concern|worry|surprise|shock|confusing|frustrating|worrying)|"
+    r"(?:looks?|seems?)\s+(?:high|odd|wrong|strange|unusual|off))))"
+    r"|(?:it|that|this)(?:'s|’s|\s+is|\s+must\s+be|\s+sounds)\s+(?:really\s+|so\s+|very\s+|"
+    r"understandably\s+|incredibly\s+|completely\s+)?(?:frustrating|annoying|disappointing|"
+    r"stressful|worrying|upsetting|inconvenient|disruptive|confusing|unsettling|worrisome|"
+    r"a\s+(?:real\s+)?(?:hassle|pain|nuisance|worry))\b[^,;.!?]*"
     r"|(?:i|we)\s+apologi[sz]e\b[^,;.!?]*"
     r"|(?:my|our)\s+apologies\b[^,;.!?]*"
     r"|sorry\s+(?:about|for)\b[^,;.!?]*"
@@ -208,7 +222,14 @@ _ABOUT_CONTEXT = re.compile(
 # "Method 1:", "Run this:", "**Pros:**" - a label introducing what follows.
 _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
-_YES_NO = re.compile(r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)\s*[.!]?$", re.IGNORECASE)
+# A bare answer, also with its pronoun and auxiliary ("Yes, you can", "No, it isn't").
+_YES_NO = re.compile(
+    r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)(?:[,!]?\s*(?:you|we|it|they|that|this|"
+    r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
+    r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"
+    r"\s*[.!,]?$",
+    re.IGNORECASE,
+)
 
 
 _NEVER_POLITE = ("action", "commitment", "system_state")
@@ -576,7 +597,7 @@ def extract_claims(text: str) -> ClaimExtraction:
 
     skipped: list[SkippedSegment] = []
     claims: list[Claim] = []
-    pending: int | None = None  # start of a bare "Yes." / "No." waiting for its claim
+    pending: tuple[int, int] | None = None  # a bare "Yes." / "No." waiting for its claim
     for seg_start, seg_end in split_sentences(text):
         code = _code_content(text, seg_start, seg_end)
         if code is not None:
@@ -595,21 +616,23 @@ def extract_claims(text: str) -> ClaimExtraction:
             continue
         if _YES_NO.match(text[start:end]):
             # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.
-            pending = start if pending is None else pending
+            pending = (start, end) if pending is None else pending
             continue
         for a, b, subject in _content_parts(text, start, end, skipped):
+            if _YES_NO.match(text[a:b]):  # "Yes, you can, and sorry about that journey."
+                pending = (a, b) if pending is None else pending
+                continue
             reason = _skip_reason(text[a:b])
             if reason is not None:
                 skipped.append(_skipped(text, a, b, reason))
                 continue
             if pending is not None:
-                a, pending = pending, None
+                a, pending = pending[0], None
             statement = f"{subject} {text[a:b]}" if subject else text[a:b]
             claims.append(_claim(text, len(claims), a, b, claim_type(statement), subject))
     if pending is not None:
         # Nothing follows: the bare answer is a claim of its own (about the question).
-        end = pending + len(_YES_NO.match(text[pending:]).group(0))  # type: ignore[union-attr]
-        claims.append(_claim(text, len(claims), pending, end, "fact"))
+        claims.append(_claim(text, len(claims), pending[0], pending[1], "fact"))
 
     language = detect_language(text)
     notes = []

@@ -117,6 +117,8 @@ _DATE_PATTERNS = [
     ),
     re.compile(rf"\b{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
     re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})\b"),
+    # A tool's year-month ("entry": "2027-09") is that month, as "September 2027" is.
+    re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)-(?P<mnum>0[1-9]|1[0-2])(?![\w-])"),
 ]
 # "2026-12-02T16:00:00+01:00": a date and its local time as written; the UTC offset is neither.
 _ISO_DATETIME = re.compile(
@@ -423,12 +425,16 @@ def distinct_quantities(text: str, claim: bool = False) -> tuple[Quantity, ...]:
 
 def dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
     """Whether a claim's dates are among `other`'s, a date without a year ("--12-14") or a
-    month ("2024-03") matching any full date inside it."""
+    month ("2024-03") matching any full date inside it; a source's date without a year
+    matches that day of any year."""
     for c in claim:
         for o in other:
             if c == o:
                 return True
             if c.startswith("--") and o.endswith(c[1:]):  # "March 3" backed by 2024-03-03
+                return True
+            if o.startswith("--") and c.endswith(o[1:]):
+                # "before 31 August 2027" against a policy's yearly "before 31 August"
                 return True
             if len(c) == 7 and o.startswith(c):  # "March 2024" backed by 2024-03-03
                 return True
@@ -587,11 +593,18 @@ def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
     }
 
 
+MAX_DERIVED = 32
+"""Percentages and bases tried per claimed amount (bounds hostile input)."""
+
+
 def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
     """How a time or date of the claim follows from a time or date and a duration stated
     elsewhere ("45 minutes before 08:30" is 07:45; "a 3-year warranty" from May 2025 runs to
     May 2028; "4 months after 2 October" is 2 February), or None. The answer's own arithmetic
-    is no hallucination when its inputs are grounded."""
+    is no hallucination when its inputs are grounded. An amount may also be a stated
+    percentage of a stated amount ("50% of £13.50, which comes to £6.75")."""
+    if q.kind in ("money", "number") and q.values:
+        return _percent_of(q, known)
     if q.kind not in ("time", "date"):
         return None
     durations = [d for d in known if d.kind == "number" and d.values and d.unit]
@@ -620,4 +633,32 @@ def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
                         for x in shifted
                     ):
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
+    return None
+
+
+def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
+    """How an amount of the claim is a known percentage of a known amount (to the cent), or
+    None. Only amounts in the claim's currency (or none) are bases."""
+    percents = [p for p in known if p.kind == "percent" and p.values]
+    if not percents:
+        return None
+    bases = [
+        b
+        for b in known
+        if b.kind in ("money", "number")
+        and b.values
+        and b is not q
+        and (b.currency is None or q.currency is None or b.currency == q.currency)
+    ]
+    for p in percents[:MAX_DERIVED]:
+        for b in bases[:MAX_DERIVED]:
+            for share in p.values:
+                if not 0 < share < 1000:
+                    continue
+                for base in b.values:
+                    value = base * share / 100
+                    if any(abs(value - v) <= max(0.005, q.tolerance) for v in q.values):
+                        if value in b.values or value == 0:
+                            continue  # 100 % of an amount is the amount: found already
+                        return f"{q.describe()} is {p.describe()} of {b.describe()}"
     return None

@@ -43,7 +43,7 @@ from hallmon.verification.checks import (
 )
 from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
 from hallmon.verification.numbers import Quantity, dates_match, extract_quantities
-from hallmon.verification.text import content_tokens
+from hallmon.verification.text import CONDITION_OPENERS, content_tokens
 
 MAX_FIELDS = 200
 MAX_VALUE_CHARS = 500
@@ -66,6 +66,7 @@ _IMMEDIATE = re.compile(
     r"straight\s+away|as\s+of\s+(?:today|now)|effective\s+(?:today|now))\b",
     re.I,
 )
+_ISO_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _WHEN_KEY = re.compile(r"effective|start|begin|valid_from|from$|schedul|takes_effect|as_of", re.I)
 _CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
 
@@ -131,8 +132,12 @@ class ToolCall:
         out = []
         for key, value in self.fields:
             # A failed call's error message names its dates anywhere ("reserved from ...").
-            if self.status == "ok" and not _DATE_KEY.search(key.rsplit(".", 1)[-1]):
-                continue
+            if (
+                self.status == "ok"
+                and not _DATE_KEY.search(key.rsplit(".", 1)[-1])
+                and not _ISO_VALUE.match(value)
+            ):
+                continue  # an ISO value is a date whatever its key ("period": {"from": ...})
             found = [q for q in extract_quantities(value, False) if q.dates]
             if found:
                 out.append((key, frozenset().union(*(q.dates for q in found))))
@@ -435,6 +440,10 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     # "The total is €46", "collect it by 2 December": the one call whose amount or date
     # fields hold every amount and date the claim states.
     claimed, dated = _claim_amounts(claim_text), _claim_dates(claim_text)
+    if not (claimed or dated):
+        # "our engineers are still investigating": the one call whose status is spelled so.
+        spelled = [c for c in ok if _spelled_statuses(claim_text, c)]
+        return spelled if len(spelled) == 1 else []
     # Fields of list elements are left out: a date of one of several parts is not said of
     # the whole call ("waiting for the keyboard, expected on 7 December" when 7 December is
     # the battery's).
@@ -483,6 +492,16 @@ def _statuses(call: ToolCall, *, listed: bool = False) -> set[str]:
     }
 
 
+def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
+    """The call's statuses the claim says as the tool spells them ("investigating", "awaiting
+    pickup"), beyond the common status words."""
+    return {
+        v
+        for v in _statuses(call)
+        if len(v) >= 5 and re.search(rf"\b{re.escape(v)}\b", claim_text, re.I)
+    }
+
+
 def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[str]) -> bool:
     """Whether the status a claim states agrees with the call: for every element of its list
     when the claim quantifies over all of them ("all", "none of"), else for one of them."""
@@ -509,7 +528,9 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
-        for said in {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}:
+        known = {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}
+        matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
+        for said in known:
             if not statuses:
                 continue
             if _status_holds(claim_text, said, statuses, listed):
@@ -703,6 +724,7 @@ _REFUSED_BEFORE = re.compile(
     r"(?:\s+\w+){0,2}\s*$",
     re.I,
 )
+_LEADING_CONDITION = re.compile(rf"^\s*(?:{CONDITION_OPENERS})\b[^,;]{{0,120}},\s*", re.I)
 # Only the agent granting something to the user is an exception ("we will waive", "free for
 # members", "your upgrade"); "the company extended its deadline" is reported news.
 _AGENT_VOICE = re.compile(
@@ -749,7 +771,10 @@ def check_exception(
                     detail=f"tool {call.tool} ({call.source_id}) did it ({kinds[0]}), status ok",
                 )
     kind = found[0]
-    obj = {t for t in content_tokens(claim_text) if t not in _NOISE}
+    # The favour, not the condition it is offered under ("If it hasn't been applied, you can
+    # extend it yourself"): a leading condition clause names nothing a policy must grant.
+    favour = _LEADING_CONDITION.sub("", claim_text, count=1) or claim_text
+    obj = {t for t in content_tokens(favour) if t not in _NOISE}
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
     grants = _whole_words(_GRANTS[kind])
@@ -815,6 +840,43 @@ def _field_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | 
     return None
 
 
+def _flag_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A state report decided by a lookup's yes/no field: "your starter pack was delivered"
+    against `{"sku": "starter_pack", "delivered": true}` (the field's name is a word of the
+    claim, and another field of the same item names what the claim is about), or None. Backed
+    when the field's value is what the claim says (negated or not), contradicted otherwise."""
+    low = claim_text.lower()
+    said = {w[:5] for w in content_tokens(claim_text)}
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for key, value in call.fields:
+            if not key.startswith("output.") or value not in ("True", "False"):
+                continue
+            item, _, leaf = key.rpartition(".")
+            named = {w[:5] for w in content_tokens(leaf.replace("_", " "))}
+            if not named or not named <= said:
+                continue
+            siblings = (
+                v.lower().replace("_", " ")
+                for k, v in call.fields
+                if k.rpartition(".")[0] == item and k != key and len(v) >= 3
+            )
+            if not any(re.search(rf"\b{re.escape(v)}\b", low) for v in siblings):
+                continue
+            word = re.search(rf"\b(?:{'|'.join(re.escape(n) for n in sorted(named))})", low)
+            before = low[max(0, word.start() - 30) : word.start()] if word else ""
+            negated = re.search(r"\b(?:not|never|no)\b|n['’]t\b", before) is not None
+            holds = (value == "True") != negated
+            return CheckResult(
+                name="tool_fact",
+                passed=holds,
+                detail=f"{call.source_id} {'reports' if holds else 'says otherwise'}: "
+                f"{key.split('.', 1)[1]} = {value.lower()}",
+            )
+    return None
+
+
 # --- one claim ------------------------------------------------------------------------------------
 
 
@@ -843,7 +905,7 @@ def ground_in_tools(
         if action.passed is not True and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
-            fact = fact or _field_reports(text, calls)
+            fact = fact or _field_reports(text, calls) or _flag_reports(text, calls)
             if fact is not None:
                 action = None
     if action is not None:

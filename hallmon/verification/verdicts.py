@@ -193,6 +193,10 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
     failed = [c for c in checks if c.passed is False]
     if not failed:
         passed = [c for c in checks if c.passed is True and c.name in DECISIVE_PASSES]
+        if any(c.name == "commitment" and c.passed is None for c in checks):
+            # "… but we'll refund the €9.99 directly": the amount agreeing with a lookup backs
+            # the figure, not the promise; only a call that did it decides the claim.
+            passed = [c for c in passed if c.name == "action"]
         if passed:
             return CheckOutcome(
                 "supported", passed[0].name, f"{passed[0].name}: {passed[0].detail}"
@@ -214,6 +218,40 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
 
 # --- the verdict ----------------------------------------------------------------------------
 
+PROMISE_ENTAILMENT = 0.5
+# The agent promising the user money or a favour ("we'll refund the €9.99", "I will cover the
+# repair"), not a next step or a refusal ("a place isn't guaranteed").
+_PROMISED_FAVOUR = re.compile(
+    r"\b(?:i|we)(?:['’]ll|\s+will|\s+are\s+going\s+to|['’]re\s+going\s+to|['’]d\s+be\s+happy\s+to)"
+    r"\s+(?:\w+\s+){0,2}?(?:refund|reimburse|compensate|credit|cover|pay|waive|replace|repair|"
+    r"upgrade|extend|give\s+you|send\s+you\s+a\s+(?:voucher|credit|refund|replacement)|"
+    r"make\s+an\s+exception|honou?r)\w*",
+    re.I,
+)
+"""Below this best entailment, a promise the commitment check could not match is unbacked."""
+
+
+def _unbacked_promise(
+    claim: Claim, checks: Sequence[CheckResult], ent_max: float
+) -> CheckOutcome | None:
+    """A commitment ("we'll refund the €9.99 directly") that no policy sentence states (the
+    commitment check found only part of it) and the model does not find entailed either: not
+    found, whatever word overlap says (DESIGN: a commitment the sources do not make is
+    unsupported)."""
+    if claim.type != "commitment" or ent_max >= PROMISE_ENTAILMENT:
+        return None
+    if not _PROMISED_FAVOUR.search(claim.text):
+        return None  # "I'll ship it to your usual address" is a next step, not a favour
+    partial = next((c for c in checks if c.name == "commitment" and c.passed is None), None)
+    if partial is None or any(c.name == "commitment" and c.passed for c in checks):
+        return None
+    return CheckOutcome(
+        "not_found",
+        "commitment",
+        f"commitment check: no source makes this promise ({partial.detail}; best entailment "
+        f"{ent_max:.2f})",
+    )
+
 
 def judge(
     claim: Claim,
@@ -233,7 +271,7 @@ def judge(
     ranked = sorted(evidence, key=lambda e: e.nli.entailment if e.nli else 0.0, reverse=True)
     ent_max = float(features[FEATURES.index("ent_max")])
     con_max = float(features[FEATURES.index("con_max")])
-    forced = forced_outcome(checks)
+    forced = forced_outcome(checks) or _unbacked_promise(claim, checks, ent_max)
     if forced is not None:
         p = config.check_probability((forced.status, forced.check))
         status = forced.status

@@ -330,3 +330,31 @@ def test_wishes_and_farewells_are_not_claims(wish: str) -> None:
 def test_a_wish_that_states_a_fact_stays_a_claim() -> None:
     result = extract_claims("Enjoy free shipping on orders over 50 EUR.")
     assert len(result.claims) == 1
+
+
+@pytest.mark.parametrize(
+    "empathy",
+    [
+        "I can see why that bill stands out.",
+        "I know how disruptive that is.",
+        "it's really frustrating when you've already paid.",
+        "I understand why you're upset.",
+        "I can imagine how stressful this must be.",
+    ],
+)
+def test_empathy_without_content_is_not_a_claim(empathy: str) -> None:
+    result = extract_claims(f"I'm sorry, {empathy} The fee is 5 EUR.")
+    assert [c.text for c in result.claims] == ["The fee is 5 EUR."]
+
+
+def test_empathy_words_around_content_keep_the_content() -> None:
+    # "how much" and a reason after "why" are what the agent found, not feelings.
+    for text in ("I can see how much you paid: 40 EUR.", "I can see why the order was cancelled."):
+        assert [c.text for c in extract_claims(text).claims] == [text]
+
+
+def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
+    text = "Yes, you can, and sorry about that journey. The train was 36 minutes late."
+    (claim,) = extract_claims(text).claims
+    assert claim.span.start == 0 and claim.text.endswith("36 minutes late.")
+    assert [c.text for c in extract_claims("No, it isn't.").claims] == ["No, it isn't."]

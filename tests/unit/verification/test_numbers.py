@@ -44,3 +44,29 @@ def test_durations_in_hours_and_minutes_are_compared_in_one_unit() -> None:
     assert backed("2 days ahead") == "48 hours"
     assert backed("50 hours ahead") is None
     assert backed("45 hours ahead") is None
+
+
+def test_a_stated_percentage_of_a_stated_amount_is_derived() -> None:
+    from hallmon.verification.numbers import derived_from
+
+    known = [*extract_quantities("50% for 30 to 59 minutes", True)]
+    known += extract_quantities("daily value £13.50", True)
+    (half,) = extract_quantities("which comes to £6.75", True)
+    assert derived_from(half, known) == "'£6.75' is '50%' of '£13.50'"
+    (other,) = extract_quantities("which comes to £7.10", True)
+    assert derived_from(other, known) is None
+    (dollars,) = extract_quantities("which comes to $6.75", True)
+    assert derived_from(dollars, known) is None  # another currency is no base
+
+
+def test_an_iso_year_month_is_that_month() -> None:
+    (entry,) = [q for q in extract_quantities("entry: 2027-09.", False) if q.dates]
+    assert entry.dates == frozenset({"2027-09"})
+    assert not [q for q in extract_quantities("invoice INV-2611-48213", False) if q.dates]
+
+
+def test_a_yearly_source_date_matches_that_day_of_any_year() -> None:
+    from hallmon.verification.numbers import dates_match
+
+    assert dates_match(frozenset({"2027-08-31"}), frozenset({"--08-31"}))
+    assert not dates_match(frozenset({"2027-08-30"}), frozenset({"--08-31"}))

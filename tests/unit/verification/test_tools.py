@@ -441,3 +441,50 @@ def test_what_a_failure_kept_the_agent_from_is_part_of_the_report() -> None:
     # no call failed: nothing backs the report
     ok = call("mortgage.get_account", {"balance": 1000}, account_id="M-4")
     assert check_reported_failure(said, [ok]) is None
+
+
+def test_an_iso_value_is_a_date_whatever_its_key() -> None:
+    period = {"from": "2026-10-15", "to": "2026-11-14"}
+    bill = call("billing.get_invoice", {"period": period, "due_date": "2026-12-04"})
+    fact = check_tool_facts("Your bill covers 15 October to 14 November.", [bill])
+    assert fact is not None and fact.passed is True
+
+
+def test_a_yes_no_field_of_the_named_item_decides_a_state_report() -> None:
+    purchases = call(
+        "purchases.list",
+        {"purchases": [{"sku": "gems_1200", "delivered": False},
+                       {"sku": "starter_pack", "delivered": True}]},
+    )  # fmt: skip
+    claim = Claim(
+        id="c1", text="Your starter pack was delivered normally.", span=Span(start=0, end=41)
+    )
+    (fact,) = ground_in_tools(claim, [], [purchases], [])
+    assert fact.name == "tool_fact" and fact.passed is True
+    wrong = Claim(id="c2", text="Your gems 1200 were delivered.", span=Span(start=0, end=30))
+    (fact,) = ground_in_tools(wrong, [], [purchases], [])
+    assert fact.passed is False
+
+
+def test_a_status_said_as_the_tool_spells_it_is_read() -> None:
+    area = call(
+        "network.get_area_status", {"incidents": [{"id": "NW-1", "state": "investigating"}]}
+    )
+    fact = check_tool_facts("Our engineers are still investigating.", [area])
+    assert fact is not None and fact.passed is True
+
+
+def test_a_thousands_group_is_not_an_identifier() -> None:
+    grant = call("inventory.grant", {"gems_added": 1200, "new_balance": 1465}, sku="gems_1200")
+    action = check_action("I've added them manually, so your balance is 1,465 gems.", [grant])
+    assert action.passed is True
+
+
+def test_a_leading_condition_is_not_the_favour() -> None:
+    faq = Source(
+        source_id="locker-faq",
+        kind="document",
+        text="You can extend the pickup time once, by 24 hours, free of charge in the app.",
+    )
+    ok = check_exception("If it hasn't been applied, you can extend it yourself once.", [faq])
+    assert ok is not None and ok.passed is True

@@ -229,3 +229,23 @@ def test_overlap_features_are_split_by_what_the_best_passage_is() -> None:
     assert from_prose[col["prose_lex"]] == pytest.approx(0.7)
     assert from_record[col["prose_lex"]] == 0.0 and from_record[col["prose_novel"]] == 0.0
     assert from_prose[col["prose_novel"]] == from_prose[col["novel_words"]] > 0
+
+
+def test_a_promised_favour_no_source_makes_is_not_found_whatever_the_overlap() -> None:
+    text = "Refunds are handled by the store, but as this was our mistake, we'll refund the €9.99."
+    c = claim(text, "commitment")
+    evs = [evidence("Refund requests must be made to the store directly.", ent=0.02)]
+    partial = CheckResult(name="commitment", passed=None, detail="help may state it (50%)")
+    amount = CheckResult(name="tool_fact", passed=True, detail="purchases agrees: '€9.99'")
+    lenient = CalibrationConfig(  # word overlap alone would call it supported
+        combiner=Combiner(features=["ent_max"], weights=[0.0], bias=-4.0, mean=[0.0], scale=[1.0]),
+    )
+    verdict = judge(c, evs, [partial, amount], features_of(c, evs, evs[0].text), lenient)
+    assert verdict.status == "not_found" and "no source makes this promise" in verdict.reason
+    # a next step is no favour, and an entailed promise stands
+    step = claim("I'll ship it to your usual address.", "commitment")
+    verdict = judge(step, evs, [partial], features_of(step, evs, evs[0].text), lenient)
+    assert verdict.status == "supported"
+    backed = [evidence("We refund the price of purchases made by mistake.", ent=0.9)]
+    verdict = judge(c, backed, [partial], features_of(c, backed, backed[0].text), lenient)
+    assert verdict.status == "supported"
