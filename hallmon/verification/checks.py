@@ -226,11 +226,27 @@ def _bound(text: str, q: Quantity) -> str | None:
     return None
 
 
+# Undoing something "up to N before" it happens sets a deadline, not a window.
+_DEADLINE = re.compile(
+    r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
+    r"notify|notice)\b(?:(?![.;!?]).){0,60}\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|"
+    r"prior|in\s+advance)\b",
+    re.I,
+)
+
+
 def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
     """A figure the evidence gives as a maximum that the claim gives as a minimum, or the
-    reverse ("at least 7 days before" against "up to 7 days before"), or None."""
+    reverse ("at least 7 days before" against "requested up to 7 days before"), or None.
+    Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before"."""
     for q, match, passage in matched:
         said, given = _bound(claim_text, q), _bound(passage, match) if passage else None
+        if given == "upper" and _DEADLINE.search(
+            passage[max(0, match.start - 80) : match.end + 30]
+        ):
+            # "cancel free of charge up to 2 hours before": a deadline, so "at least 2 hours
+            # beforehand"; "requested up to 7 days before" stays a window.
+            given = "lower"
         if said and given and said != given:
             words = {"lower": "a minimum", "upper": "a maximum"}
             return (
@@ -791,7 +807,11 @@ def _identifiers(text: str) -> list[str]:
             r",\d{3}\b", text[m.end() : m.end() + 5]
         )
         if ident.isdigit() and grouped:
-            continue  # a group of "1,465 gems" is part of a quantity, not an id
+            continue
+        if re.fullmatch(r"\d{1,2}(?:am|pm)", ident, re.I) or re.search(
+            r"\d[:.]$", text[max(0, m.start() - 2) : m.start()]
+        ):
+            continue  # "1,465 gems" and "6:30pm" are quantities, not ids
         out.append(ident)
     return out
 

@@ -119,8 +119,16 @@ _GREETING = re.compile(
 # Whole-segment politeness and empathy. Kept tight: anything after these phrases that is not
 # more politeness makes the segment content.
 _POLITE_CORE = (
-    r"(?:i|we)\s+(?:completely\s+|totally\s+|fully\s+)?understand(?:\s+(?:that\s+)?(?:this|it|"
-    r"your|how)\b[^,;.!?]*)?"
+    r"(?:i|we)\s+(?:can\s+|completely\s+|totally\s+|fully\s+)?understand(?:\s+(?:that\s+)?"
+    r"(?:this|it|your|how|the)\b[^,;.!?]*)?"
+    # A vocative before the courtesy ("..., Ms Duarte, and I'm sorry ...").
+    r"|(?:mr|mrs|ms|miss|mx|dr)\.?\s+[\w'’-]+(?:\s*,\s*(?:and\s+)?|\s+)(?=i\b|i['’]|we\b|we['’])"
+    r"(?:i['’]?m|i\s+am|we['’]?re|we\s+are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?sorry\b[^,;.!?]*"
+    # Wishes ("Hope the week goes smoothly!", "I hope Juniper is feeling better"), not plans.
+    r"|(?:i\s+|we\s+)?hope\s+(?!to\b)[^,;.!?]*"
+    # Steering the conversation ("let's look at both options", "just tell me which suits").
+    r"|let['’]?s\s+(?:look|go|see|check|start|take|walk)\b[^,;.!?]*"
+    r"|(?:just\s+)?(?:tell|let)\s+me\s+(?:which|what|when|whether)\b[^,;.!?]*"
     r"|(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?(?:sorry|glad|happy|"
     r"delighted|here)\b[^,;.!?]*"
     # Empathy: "I know how disruptive that is", "I can see why that bill stands out", "it's

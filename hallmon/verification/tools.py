@@ -382,6 +382,12 @@ _CARRIERS = (
     "postnl", "tnt", "amazon logistics", "canada post", "la poste",
 )
 # fmt: on
+# "It should be delivered by Wednesday": what is expected, not the status now.
+_MODAL_BEFORE = re.compile(
+    r"\b(?:will|should|would|could|may|might|must|expected\s+to|due\s+to|going\s+to|to)\s+"
+    r"(?:\w+\s+)?be\s+(?:\w+\s+)?$",
+    re.I,
+)
 _STATUS_RE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _STATUS_WORDS) + r")\b", re.I
 )
@@ -528,7 +534,11 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
-        known = {_norm_status(s) for s in _STATUS_RE.findall(claim_text)}
+        known = {
+            _norm_status(m.group(1))
+            for m in _STATUS_RE.finditer(claim_text)
+            if not _MODAL_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
+        }
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
         for said in known:
             if not statuses:
@@ -740,7 +750,14 @@ _PASSIVE_DONE = re.compile(
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)
+_AGENT_I = re.compile(r"\b(?:i|i've|i’ve|i'd|i’d|i'll|i’ll)\b", re.I)
 _CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:but|except|unless|although|while)\b", re.I)
+# Figures, weekdays and months: the number check's business, not the favour's words.
+_CALENDAR = re.compile(
+    r"\d[\w.:,]*|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|"
+    r"june|july|august|september|october|november|december",
+    re.I,
+)
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
@@ -774,7 +791,7 @@ def check_exception(
     # The favour, not the condition it is offered under ("If it hasn't been applied, you can
     # extend it yourself"): a leading condition clause names nothing a policy must grant.
     favour = _LEADING_CONDITION.sub("", claim_text, count=1) or claim_text
-    obj = {t for t in content_tokens(favour) if t not in _NOISE}
+    obj = {t for t in content_tokens(favour) if t not in _NOISE and not _CALENDAR.fullmatch(t)}
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
     grants = _whole_words(_GRANTS[kind])
@@ -908,6 +925,15 @@ def ground_in_tools(
             fact = fact or _field_reports(text, calls) or _flag_reports(text, calls)
             if fact is not None:
                 action = None
+        elif (
+            action.passed is not True
+            and fact is not None
+            and fact.passed is True
+            and not _AGENT_I.search(text)
+        ):
+            # "We paid the vet £410.72" with a lookup showing that payment: the company's
+            # recorded act, not one the agent claims to have done now ("I've paid" stays strict).
+            action = None
     if action is not None:
         out.append(action)
     elif fact is not None:

@@ -243,8 +243,8 @@ def _unbacked_promise(
     if not _PROMISED_FAVOUR.search(claim.text):
         return None  # "I'll ship it to your usual address" is a next step, not a favour
     partial = next((c for c in checks if c.name == "commitment" and c.passed is None), None)
-    if partial is None or any(c.name == "commitment" and c.passed for c in checks):
-        return None
+    if partial is None or any(c.name in ("commitment", "quote") and c.passed for c in checks):
+        return None  # granted elsewhere, or the policy quoted verbatim
     return CheckOutcome(
         "not_found",
         "commitment",

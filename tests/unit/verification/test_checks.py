@@ -549,6 +549,13 @@ def test_a_maximum_is_not_a_minimum() -> None:
         assert result.passed is passed, (claim, result.detail)
 
 
+def test_undoing_something_up_to_a_time_before_is_a_deadline() -> None:
+    classes = [doc("You can cancel free of charge up to 2 hours before the class starts.")]
+    c = claim("Just cancel at least 2 hours beforehand to avoid the fee.", "number")
+    results = by_name(run_checks(c, evidence_for(c.text, classes), classes, c.text))
+    assert results["number"].passed is True
+
+
 def test_an_instruction_addressed_to_the_assistant_is_data() -> None:
     from hallmon.verification.checks import check_injection
 

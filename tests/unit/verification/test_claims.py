@@ -358,3 +358,21 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
     (claim,) = extract_claims(text).claims
     assert claim.span.start == 0 and claim.text.endswith("36 minutes late.")
     assert [c.text for c in extract_claims("No, it isn't.").claims] == ["No, it isn't."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks for your patience, Ms Duarte, and I'm sorry you've been without your things.",
+        "Hope the week goes smoothly!",
+        "I hope Juniper is feeling better!",
+        "Just tell me which suits you.",
+    ],
+)
+def test_wishes_vocatives_and_steering_are_not_claims(text: str) -> None:
+    assert extract_claims(text).claims == []
+
+
+def test_a_hope_to_do_something_stays_a_claim() -> None:
+    text = "I hope to refund you by Friday."
+    assert [c.text for c in extract_claims(text).claims] == [text]

@@ -488,3 +488,44 @@ def test_a_leading_condition_is_not_the_favour() -> None:
     )
     ok = check_exception("If it hasn't been applied, you can extend it yourself once.", [faq])
     assert ok is not None and ok.passed is True
+
+
+def test_a_clock_time_is_not_an_identifier_of_a_booking() -> None:
+    booked = call("classes.book", {"booking_ref": "BK-88412", "starts_at": "2026-12-01T18:30:00"})
+    action = check_action(
+        "I've booked you in on 1 December at 6:30pm (booking BK-88412).", [booked]
+    )
+    assert action.passed is True
+
+
+def test_a_status_expected_later_is_not_the_status_now() -> None:
+    bag = call("baggage.get_file", {"file_ref": "LIS-1", "status": "located"})
+    fact = check_tool_facts("Your bag LIS-1 should be delivered by Wednesday.", [bag])
+    assert fact is None or fact.passed is not False
+    fact = check_tool_facts("Your bag LIS-1 has been delivered.", [bag])
+    assert fact is not None and fact.passed is False
+
+
+def test_a_payment_the_company_made_is_read_from_the_lookup() -> None:
+    claim_call = call(
+        "petcover.get_claim",
+        {"claim_no": "PC-1", "settlement": {"status": "paid", "amount_gbp": 410.72}},
+    )
+    we = Claim(id="c1", text="We paid the vet £410.72.", span=Span(start=0, end=24))
+    (fact,) = ground_in_tools(we, [], [claim_call], [])
+    assert fact.name == "tool_fact" and fact.passed is True
+    i = Claim(id="c2", text="I've paid the vet £410.72.", span=Span(start=0, end=26))
+    assert [c.name for c in ground_in_tools(i, [], [claim_call], [])] == ["action"]
+
+
+def test_dates_are_not_words_of_the_favour() -> None:
+    policy = Source(
+        source_id="baggage",
+        kind="document",
+        text="If your bag is delayed, we will deliver it to your address free of charge.",
+    )
+    granted = check_exception(
+        "It should be delivered to your address by 6pm on Wednesday 2 December, free of charge.",
+        [policy],
+    )
+    assert granted is not None and granted.passed is True

@@ -249,3 +249,16 @@ def test_a_promised_favour_no_source_makes_is_not_found_whatever_the_overlap() -
     backed = [evidence("We refund the price of purchases made by mistake.", ent=0.9)]
     verdict = judge(c, backed, [partial], features_of(c, backed, backed[0].text), lenient)
     assert verdict.status == "supported"
+
+
+def test_a_policy_quoted_verbatim_is_no_promise_of_the_agent() -> None:
+    text = 'Our guarantee says: "If HMRC charges you a penalty, we will pay it."'
+    c = claim(text, "commitment")
+    evs = [evidence("If HMRC charges you a penalty, we will pay it.", ent=0.1)]
+    partial = CheckResult(name="commitment", passed=None, detail="guarantee may state it (67%)")
+    quote = CheckResult(name="quote", passed=True, detail="occurs verbatim in guarantee")
+    lenient = CalibrationConfig(
+        combiner=Combiner(features=["ent_max"], weights=[0.0], bias=-4.0, mean=[0.0], scale=[1.0]),
+    )
+    verdict = judge(c, evs, [partial, quote], features_of(c, evs, evs[0].text), lenient)
+    assert verdict.status == "supported"
