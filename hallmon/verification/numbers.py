@@ -120,6 +120,19 @@ _DATE_PATTERNS = [
     # A tool's year-month ("entry": "2027-09") is that month, as "September 2027" is.
     re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)-(?P<mnum>0[1-9]|1[0-2])(?![\w-])"),
 ]
+_RANGE_WORD = r"\s*(?:-|–|—|to|and|until|till|through)\s*"
+_DAY_RANGES = [
+    re.compile(
+        rf"\b(?P<d1>\d{{1,2}}){_ORD}{_RANGE_WORD}(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}"
+        r"(?:,?\s+(?P<year>\d{4}))?\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\b{_MONTH}\s+(?P<d1>\d{{1,2}}){_ORD}{_RANGE_WORD}(?P<day>\d{{1,2}}){_ORD}"
+        r"(?:,?\s+(?P<year>\d{4}))?\b(?!:)",
+        re.I,
+    ),
+]
 # "2026-12-02T16:00:00+01:00": a date and its local time as written; the UTC offset is neither.
 _ISO_DATETIME = re.compile(
     r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
@@ -247,6 +260,35 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 values=frozenset({float(hour * 60 + minute)}),
             )
         )  # fmt: skip
+    for pattern in _DAY_RANGES:
+        # "from 25 to 29 November", "December 3-5": the first day takes the month after it.
+        for m in pattern.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            if m.group("month").lower() == "may" and m.group("month")[0] != "M":
+                continue  # "you may 3 to 5 times" is not May
+            month = _month(m.group("month"))
+            year = int(m.group("year")) if m.group("year") else None
+            days = [int(m.group("d1")), int(m.group("day"))]
+            if not all(_valid(year, month, d) for d in days) or days[0] >= days[1]:
+                continue
+            years = frozenset({float(year)}) if year is not None else frozenset()
+            for d, (a, b) in zip(days, (m.span("d1"), (m.start("day"), m.end())), strict=True):
+                if d == days[1] and m.start("month") < m.start("d1"):
+                    a = m.start("day")
+                if d == days[0] and m.start("month") < m.start("d1"):
+                    a = m.start("month")
+                    b = m.end("d1")
+                take(
+                    Quantity(
+                        "date",
+                        text[a:b],
+                        a,
+                        b,
+                        dates=frozenset({_iso(year, month, d)}),
+                        years=years,
+                    )
+                )
     for pattern in _DATE_PATTERNS:
         for m in pattern.finditer(text):
             if not free(m.start(), m.end()):

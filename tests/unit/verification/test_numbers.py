@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hallmon.verification.numbers import extract_quantities
 
 
@@ -70,3 +72,21 @@ def test_a_yearly_source_date_matches_that_day_of_any_year() -> None:
 
     assert dates_match(frozenset({"2027-08-31"}), frozenset({"--08-31"}))
     assert not dates_match(frozenset({"2027-08-30"}), frozenset({"--08-31"}))
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("every night from 25 to 29 November", ["--11-25", "--11-29"]),
+        ("between 3 and 5 December 2026", ["2026-12-03", "2026-12-05"]),
+        ("from December 3-5", ["--12-03", "--12-05"]),
+    ],
+)
+def test_the_first_day_of_a_range_takes_the_month_after_it(text: str, dates: list[str]) -> None:
+    found = [q for q in extract_quantities(text, True) if q.dates]
+    assert [sorted(q.dates)[0] for q in found] == dates
+    assert all(text[q.start : q.end] == q.text for q in found)
+
+
+def test_numbers_before_a_lowercase_may_are_not_a_date_range() -> None:
+    assert not [q for q in extract_quantities("you may 3 to 5 times", True) if q.dates]
