@@ -350,6 +350,8 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
             failures.append(f"tool {call.tool} ({call.source_id}) returned status {call.status}")
             continue
         matched, mismatched = _compare(claim_text, call)
+        if done is not None:  # the count the done verb takes ("added the 5 seats")
+            mismatched += _other_counts(claim_text[done.end() : done.end() + 30], call)
         if mismatched:
             failures.append("; ".join(mismatched) + f" ({call.source_id}): mismatch")
             continue
@@ -364,6 +366,35 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
         passed=False,
         detail=f"the claim that {what} was done is not backed: " + "; ".join(failures),
     )
+
+
+_COUNT = re.compile(
+    r"\b(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?(?P<noun>[a-z]{3,})\b", re.I
+)
+_COUNT_KEYS = frozenset({"quantity", "qty", "count", "number"})
+
+
+def _other_counts(claim_text: str, call: ToolCall) -> list[str]:
+    """Counts in `claim_text` (the words after the done verb: "[added] the 5 seats") that the
+    call was asked for otherwise: an argument named quantity/qty/count, or after the counted
+    noun ("seats"), holding another number ({"quantity": 3})."""
+    out = []
+    for m in _COUNT.finditer(claim_text):
+        n, noun = float(m.group("n")), _singular(m.group("noun"))
+        asked = [
+            (k, v)
+            for k, v in call.fields
+            if k.startswith("arguments.")
+            and (
+                k.rsplit(".", 1)[-1].lower() in _COUNT_KEYS
+                or _singular(k.rsplit(".", 1)[-1].lower()) == noun
+            )
+            and _as_number(v) is not None
+        ]
+        if asked and all(_as_number(v) != n for _, v in asked):
+            said = ", ".join(f"{k.split('.', 1)[1]}={v}" for k, v in asked[:3])
+            out.append(f"'{m.group(0)}' but {call.tool} was asked for {said}")
+    return out
 
 
 # --- facts read from tool output ----------------------------------------------------------------

@@ -529,3 +529,13 @@ def test_dates_are_not_words_of_the_favour() -> None:
         [policy],
     )
     assert granted is not None and granted.passed is True
+
+
+def test_a_count_done_is_compared_with_the_count_the_call_was_asked_for() -> None:
+    added = call("licensing.add_seats", {"seats": {"purchased": 25}}, quantity=3)
+    wrong = check_action("I've added the 5 seats you asked for.", [added])
+    assert wrong.passed is False and "quantity=3" in wrong.detail
+    assert check_action("I've added the 3 seats that were available.", [added]).passed is True
+    # another count in the sentence (the plan's cap) is not the one done
+    capped = "Your plan tops out at 25 seats, so I've added the 3 seats that were available."
+    assert check_action(capped, [added]).passed is True
