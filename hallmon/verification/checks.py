@@ -116,7 +116,7 @@ def check_numbers(
             grounded = [w for w in wanted if find_match(w, everywhere) is not None]
         pool = in_evidence or everywhere
         # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
-        computed = derived_from(q, [*grounded, *everywhere])
+        computed = derived_from(q, [*grounded, *everywhere], own=grounded)
         if computed is not None:
             found.append(computed)
             continue
@@ -226,6 +226,7 @@ def _bound(text: str, q: Quantity) -> str | None:
     return None
 
 
+_AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 # Undoing something "up to N before" it happens sets a deadline, not a window.
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
@@ -241,6 +242,8 @@ def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str
     Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before"."""
     for q, match, passage in matched:
         said, given = _bound(claim_text, q), _bound(passage, match) if passage else None
+        if said == "lower" and _AGO.match(_after_figure(claim_text, q, 20)):
+            continue  # "started more than 30 days ago" says how long ago, not a window
         if given == "upper" and _DEADLINE.search(
             passage[max(0, match.start - 80) : match.end + 30]
         ):
@@ -537,7 +540,7 @@ _BRACKET = re.compile(r"(?<![\w)])\[\^?([^\[\]\n]{1,80})\](?!\()")
 _LENTICULAR = re.compile(r"【([^】\n]{1,80})】")
 _PAREN_SOURCE = re.compile(
     # \b: "(reference RF-77)" is an order reference, not "ref" + "erence RF-77".
-    r"\((?:source|sources|src|ref|refs|see|cited in|citation)s?\b\s*[:\-]?\s*([^()\n]{1,120})\)",
+    r"\((?:source|sources|src|ref|refs|see|cited in|citation)s?\b\s*[:\-.]?\s*([^()\n]{1,120})\)",
     re.I,
 )
 _MD_LINK = re.compile(r"\[[^\]\n]{1,200}\]\((https?://[^)\s]+)\)")
@@ -644,6 +647,12 @@ def cited_sources(
     return [(marker, _resolve(marker, sources)) for marker in citation_markers(text)]
 
 
+def _names_token(text: str, token: str) -> bool:
+    """Whether lower-case `text` holds `token` as a whole token."""
+    low = token.lower().strip()
+    return bool(low) and re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", text) is not None
+
+
 def check_citations(
     claim_text: str, sources: Sequence[Source], *, answer_text: str = "", claim: Claim | None = None
 ) -> CheckResult:
@@ -657,7 +666,10 @@ def check_citations(
         return CheckResult(name="citation", passed=None, detail="no citation in the claim")
     resolved: list[str] = []
     spoofed: list[str] = []
+    tools = [s.text.lower() for s in sources if s.kind == "tool_result"]
     for marker, sid in cited:
+        if sid is None and any(_names_token(t, marker) for t in tools):
+            continue  # "(ref. adj_55Tq01)": a reference number a tool returned, not a source
         if sid is None:
             spoofed.append(marker)
         else:
@@ -672,6 +684,10 @@ def check_citations(
                 f"cites {', '.join(repr(m) for m in spoofed)}, which names no source the answer "
                 f"was given (citation spoofing); given: {shown or 'no documents'}"
             ),
+        )
+    if not resolved:
+        return CheckResult(
+            name="citation", passed=None, detail="no citation in the claim (only references)"
         )
     misplaced = _misattributed(claim_text, {sid for _, sid in cited if sid}, sources)
     if misplaced is not None:
@@ -826,6 +842,7 @@ def is_action_claim(claim_text: str) -> bool:
     return not (_FUTURE.search(before + done.group(0)) or _IF_BEFORE.search(before))
 
 
+_CONDITION_CLAUSE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b[^,;:.]*", re.I)
 _IF_BEFORE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b", re.I)
 
 
@@ -1080,7 +1097,9 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
             detail=f"no source makes this commitment ({', '.join(sorted(obj))}){near}",
         )
     overlap, committing, sid, sentence = best
-    if _DENIES.search(sentence) and not _DENIES.search(claim_text):
+    # A negation inside a condition ("if you can't get used to them, we'll remake them")
+    # refuses nothing.
+    if _DENIES.search(_CONDITION_CLAUSE.sub(" ", sentence)) and not _DENIES.search(claim_text):
         # "We can accept the return of the opened software" against "Opened software cannot
         # be returned": the closest source sentence refuses what the claim grants.
         return CheckResult(

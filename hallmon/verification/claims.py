@@ -147,7 +147,7 @@ _POLITE_CORE = (
     r"a\s+(?:real\s+)?(?:hassle|pain|nuisance|worry))\b[^,;.!?]*"
     r"|(?:i|we)\s+apologi[sz]e\b[^,;.!?]*"
     r"|(?:my|our)\s+apologies\b[^,;.!?]*"
-    r"|sorry\s+(?:about|for)\b[^,;.!?]*"
+    r"|sorry\s+(?:about|for|to\s+hear|that|you(?:['’]re|['’]ve|\s+are|\s+have)?)\b[^,;.!?]*"
     r"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b[^,;.!?]*)?"
     r"|(?:happy|glad)\s+to\s+help\b[^,;.!?]*"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"

@@ -228,8 +228,10 @@ def _initials(text: str, longest: int = 6) -> frozenset[str]:
 # context never names is made up, whatever the sentence around it says.
 _BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
 _NOT_NAMES = frozenset(
-    {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV"}
-)
+    {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV",
+     # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
+     "UTC", "GMT", "BST", "CET", "CEST", "EST", "EDT", "PST", "PDT", "CST", "CDT", "IST"}
+)  # fmt: skip
 
 
 # Identifiers mixing capitals and digits ("C-98", "1Z999", "RF-77"); not units, ordinals or

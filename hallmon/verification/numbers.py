@@ -609,6 +609,22 @@ def _shift_month(year: int, month: int, months: int) -> tuple[int, int]:
     return n // 12, n % 12 + 1
 
 
+def _weekdays_after(iso: str, n: int) -> set[str]:
+    """A full date `iso` moved by `n` working days (Monday to Friday; holidays unknown)."""
+    if len(iso) != 10 or iso.startswith("--") or not 0 < abs(n) <= 366:
+        return set()
+    try:
+        day = datetime.date.fromisoformat(iso)
+    except ValueError:
+        return set()
+    step = datetime.timedelta(days=1 if n > 0 else -1)
+    left = abs(n)
+    while left:
+        day += step
+        left -= day.weekday() < 5
+    return {day.isoformat(), f"--{day.month:02d}-{day.day:02d}"}
+
+
 def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
     """`iso` ("2025-05", "2025-05-14", "--10-02") moved by `months` and `days`, in the forms a
     claim's date may be read as. Days past the 28th are clamped (to the 30th, or the 28th in
@@ -639,14 +655,23 @@ MAX_DERIVED = 32
 """Percentages and bases tried per claimed amount (bounds hostile input)."""
 
 
-def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
+def derived_from(
+    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity] = ()
+) -> str | None:
     """How a time or date of the claim follows from a time or date and a duration stated
     elsewhere ("45 minutes before 08:30" is 07:45; "a 3-year warranty" from May 2025 runs to
     May 2028; "4 months after 2 October" is 2 February), or None. The answer's own arithmetic
     is no hallucination when its inputs are grounded. An amount may also be a stated
-    percentage of a stated amount ("50% of £13.50, which comes to £6.75")."""
+    percentage of a stated amount ("50% of £13.50, which comes to £6.75"), a duration the time
+    between two stated times ("back 35 minutes late": 10:35 against 10:00), or the sum,
+    difference or product of a grounded figure of the claim itself (`own`) and a stated one
+    ("a £100 excess, so you'd receive £1,740": £1,840 - £100)."""
     if q.kind in ("money", "number") and q.values:
-        return _percent_of(q, known)
+        return (
+            _percent_of(q, known)
+            or _elapsed(q, known)
+            or (_arithmetic(q, own, known) if own else None)
+        )
     if q.kind not in ("time", "date"):
         return None
     durations = [d for d in known if d.kind == "number" and d.values and d.unit]
@@ -670,6 +695,8 @@ def derived_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
                     shifted: set[str] = set()
                     for iso in base.dates:
                         shifted |= _shifted(iso, months, days) | _shifted(iso, -months, -days)
+                        if key == "day":  # "within 15 working days": weekdays only
+                            shifted |= _weekdays_after(iso, n) | _weekdays_after(iso, -n)
                     if shifted & q.dates or any(
                         x.startswith("--") and any(y.endswith(x[1:]) for y in q.dates)
                         for x in shifted
@@ -703,4 +730,48 @@ def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
                         if value in b.values or value == 0:
                             continue  # 100 % of an amount is the amount: found already
                         return f"{q.describe()} is {p.describe()} of {b.describe()}"
+    return None
+
+
+def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
+    """How a duration of the claim is the time between two stated times, or None."""
+    clock = _clock_minutes(q)
+    if clock is None or not clock[1]:
+        return None
+    times = [t for t in known if t.kind == "time" and t.values][:MAX_DERIVED]
+    for i, a in enumerate(times):
+        for b in times[i + 1 :]:
+            gaps = {abs(x - y) % 1440 for x in a.values for y in b.values}
+            if any(abs(g - v * clock[2]) < 0.5 for g in gaps for v in q.values):
+                return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
+    return None
+
+
+def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
+    """How an amount of the claim is the sum, difference or product of one of the claim's
+    own grounded figures and a stated figure, or None. Small whole numbers that are not money
+    are left alone (almost any two figures give one)."""
+    values = [v for v in q.values if q.currency or v >= 100 or v != int(v)]
+    if not values:
+        return None
+
+    def fits(b: Quantity) -> bool:
+        return (
+            b is not q
+            and b.kind in ("money", "number")
+            and bool(b.values)
+            and (b.currency is None or q.currency is None or b.currency == q.currency)
+        )
+
+    mine = [a for a in own if fits(a)][:MAX_DERIVED]
+    pool = [b for b in known if fits(b)][: MAX_DERIVED * 2]
+    for a in mine:
+        for b in pool:
+            if b is a:
+                continue
+            for x in a.values:
+                for y in b.values:
+                    for how, r in (("+", x + y), ("-", abs(x - y)), ("×", x * y)):
+                        if any(abs(r - v) <= max(0.005, q.tolerance) for v in values):
+                            return f"{q.describe()} is {a.describe()} {how} {b.describe()}"
     return None

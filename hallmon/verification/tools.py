@@ -120,7 +120,8 @@ class ToolCall:
             leaf = key.rsplit(".", 1)[-1]
             number = _as_number(value)
             cur = _CURRENCY_KEY.search(leaf)
-            money = _AMOUNT_KEY.search(leaf) is not None
+            # "expected_route_pence" is money by its minor-unit suffix alone.
+            money = _AMOUNT_KEY.search(leaf) is not None or MINOR_UNIT_KEY.search(leaf) is not None
             if number is None or money == other or (other and cur is None):
                 continue
             if MINOR_UNIT_KEY.search(leaf):
@@ -253,14 +254,22 @@ def _same_amounts(
     return [f for f in fields if any(abs(f[1] - x) <= max(0.005, q.tolerance) for x in q.values)]
 
 
-def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
+def _compare(
+    claim_text: str, call: ToolCall, elsewhere: Sequence[ToolCall] = ()
+) -> tuple[list[str], list[str]]:
     """(matched, mismatched) descriptions of the claim's ids, amounts and dates against the
-    call's fields."""
+    call's fields. An id or amount that another ok call of `elsewhere` holds is no mismatch
+    once something of the claim matched this call ("I've refunded the £8.80 difference from
+    the £28.40 you were charged to your card ending 4417": the lookup holds the £28.40 and the
+    card)."""
     matched: list[str] = []
     mismatched: list[str] = []
+    aside: list[str] = []  # mismatches another call explains, if this one matched anything
     for ident in _identifiers(claim_text):
         if call.holds(ident):
             matched.append(ident)
+        elif any(o.holds(ident) for o in elsewhere):
+            aside.append(f"{ident} is not in the arguments or output of {call.tool}")
         else:
             mismatched.append(f"{ident} is not in the arguments or output of {call.tool}")
     amounts = call.amounts()
@@ -282,7 +291,14 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={v:g}{' ' + c if c else ''}"
                              for k, v, c in amounts[:3])  # fmt: skip
-            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
+            # Only beside an amount that matched this call: "I've refunded €9.99" against a
+            # €4.99 refund stays a mismatch, whatever the order lookup holds.
+            held = bool(primary) and any(
+                same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere
+            )
+            (aside if held else mismatched).append(
+                f"{q.describe()} differs from {call.tool}'s {said}"
+            )
     dates = call.dates()
     if _IMMEDIATE.search(claim_text):
         # "Cancelled, effective immediately" against "effective": "2026-12-31".
@@ -299,7 +315,7 @@ def _compare(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
             mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
-    return matched, mismatched
+    return matched, mismatched + ([] if matched else aside)
 
 
 # --- actions ----------------------------------------------------------------------------------
@@ -326,6 +342,7 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
             passed=False,
             detail=f"no tool result backs the claim that {what} was done: no tool was called",
         )
+    everything = calls
     # A lookup ("shipments.track", "getOrder") reports a state; it never did the action.
     calls = [c for c in calls if not _is_lookup(c.tool)]
     candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
@@ -349,7 +366,8 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
         if call.status != "ok":
             failures.append(f"tool {call.tool} ({call.source_id}) returned status {call.status}")
             continue
-        matched, mismatched = _compare(claim_text, call)
+        elsewhere = [c for c in everything if c is not call and c.status == "ok"]
+        matched, mismatched = _compare(claim_text, call, elsewhere)
         if done is not None:  # the count the done verb takes ("added the 5 seats")
             mismatched += _other_counts(claim_text[done.end() : done.end() + 30], call)
         if mismatched:
@@ -888,6 +906,33 @@ def _field_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | 
     return None
 
 
+def _when_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A passive report of when something happened, backed by a lookup's "<verb>ed_at" field:
+    "your address was added at 08:41 on 30 November" and `"added_at": "2026-11-30T08:41Z"`
+    (the verb is the claim's, and the claim's dates are the field's), or None."""
+    dated = _claim_dates(claim_text)
+    if not dated:
+        return None
+    said = content_tokens(claim_text)
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for key, found in call.dates():
+            leaf = key.rsplit(".", 1)[-1].lower()
+            verb = re.match(r"([a-z]+?)(?:_at|_on|_date|_time)$", leaf)
+            if verb is None or not key.startswith("output."):
+                continue
+            if not content_tokens(verb.group(1)) or not content_tokens(verb.group(1)) <= said:
+                continue
+            if all(dates_match(q.dates, found) for q in dated):
+                return CheckResult(
+                    name="tool_fact",
+                    passed=True,
+                    detail=f"{call.source_id} reports it: {key.split('.', 1)[1]}",
+                )
+    return None
+
+
 def _flag_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """A state report decided by a lookup's yes/no field: "your starter pack was delivered"
     against `{"sku": "starter_pack", "delivered": true}` (the field's name is a word of the
@@ -953,7 +998,12 @@ def ground_in_tools(
         if action.passed is not True and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
-            fact = fact or _field_reports(text, calls) or _flag_reports(text, calls)
+            fact = (
+                fact
+                or _field_reports(text, calls)
+                or _flag_reports(text, calls)
+                or _when_reports(text, calls)
+            )
             if fact is not None:
                 action = None
         elif (

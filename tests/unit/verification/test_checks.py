@@ -621,3 +621,35 @@ def test_a_claim_with_more_figures_than_the_check_reads_says_so() -> None:
     result = check_numbers(said, evidence_for(said, table), table)
     assert result.passed is True
     assert f"{99 - MAX_CLAIM_FIGURES} more figures of this claim were not checked" in result.detail
+
+
+def test_a_reference_number_a_tool_returned_is_no_citation() -> None:
+    from hallmon.verification.checks import check_citations
+
+    sources = sources_for(
+        documents=[{"source_id": "fare-reviews", "text": "We refund detours."}],
+        tool_results=[{"tool": "fares.adjust", "call_id": "c2", "status": "ok",
+                       "output": {"adjustment_id": "adj_55Tq01"}}],
+    )  # fmt: skip
+    result = check_citations("£8.80 is on its way back (ref. adj_55Tq01).", sources)
+    assert result.passed is None
+    assert check_citations("Detours are refunded [policy-9].", sources).passed is False
+
+
+def test_how_long_ago_is_not_a_bound_and_a_negated_condition_refuses_nothing() -> None:
+    policy = [doc("Annual plans are refunded pro rata within 30 days of the start date.")]
+    c = claim("Your term started more than 30 days ago, so there is no refund.", "number")
+    results = by_name(run_checks(c, evidence_for(c.text, policy), policy, c.text))
+    assert results["number"].passed is True
+    guarantee = [doc("If you can't get used to them, we'll remake the lenses once free of charge.")]
+    kept = check_commitment(
+        "If they feel odd, we'll remake the lenses once, free of charge.", guarantee
+    )
+    assert kept.passed is not False
+
+
+def test_a_time_zone_is_not_a_name() -> None:
+    from hallmon.verification.negation import check_names
+
+    sources = sources_for(documents=[{"source_id": "d", "text": "Added 2026-11-30T08:41:00Z."}])
+    assert check_names("It was added at 08:41 UTC.", sources) is None

@@ -376,3 +376,8 @@ def test_wishes_vocatives_and_steering_are_not_claims(text: str) -> None:
 def test_a_hope_to_do_something_stays_a_claim() -> None:
     text = "I hope to refund you by Friday."
     assert [c.text for c in extract_claims(text).claims] == [text]
+
+
+def test_sorry_for_the_users_situation_is_courtesy() -> None:
+    text = "Sorry you're stuck outside, that's frustrating. The reader is offline."
+    assert [c.text for c in extract_claims(text).claims] == ["The reader is offline."]

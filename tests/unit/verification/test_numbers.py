@@ -90,3 +90,36 @@ def test_the_first_day_of_a_range_takes_the_month_after_it(text: str, dates: lis
 
 def test_numbers_before_a_lowercase_may_are_not_a_date_range() -> None:
     assert not [q for q in extract_quantities("you may 3 to 5 times", True) if q.dates]
+
+
+def test_sums_differences_and_products_of_a_claims_own_figures_are_derived() -> None:
+    from hallmon.verification.numbers import derived_from
+
+    def derive(claim: str, source: str) -> str | None:
+        *own, q = extract_quantities(claim, True)
+        return derived_from(q, [*own, *extract_quantities(source, True)], own=own)
+
+    assert derive("a £100 excess, so you'd get £1,740", "claimed £1,840") is not None
+    assert derive("21,640 miles of 24,000 miles, so 2,360 miles", "") is not None
+    assert derive("11.2 litres at £1.52 a litre: £17.02", "") is not None
+    assert derive("a £100 excess, so you'd get £1,750", "claimed £1,840") is None
+    # small whole numbers that are not money are left to the number check
+    assert derive("3 rooms and 2 pools, so 5 rooms", "") is None
+
+
+def test_a_duration_between_two_stated_times_is_derived() -> None:
+    from hallmon.verification.numbers import derived_from
+
+    known = extract_quantities("due back 10:00, returned 10:35", True)
+    (late,) = extract_quantities("35 minutes late", True)
+    assert derived_from(late, known) is not None
+    (other,) = extract_quantities("45 minutes late", True)
+    assert derived_from(other, known) is None
+
+
+def test_a_date_working_days_after_a_stated_date_is_derived() -> None:
+    from hallmon.verification.numbers import derived_from
+
+    known = extract_quantities("received 2026-11-24; decided within 15 working days", True)
+    (by,) = [q for q in extract_quantities("by 15 December", True) if q.dates]
+    assert derived_from(by, known) is not None

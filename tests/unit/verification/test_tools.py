@@ -539,3 +539,25 @@ def test_a_count_done_is_compared_with_the_count_the_call_was_asked_for() -> Non
     # another count in the sentence (the plan's cap) is not the one done
     capped = "Your plan tops out at 25 seats, so I've added the 3 seats that were available."
     assert check_action(capped, [added]).passed is True
+
+
+def test_figures_another_call_holds_are_no_mismatch_beside_a_matched_amount() -> None:
+    trip = call("trips.get_receipt", {"fare": {"charged_pence": 2840, "expected_route_pence": 1960},
+                                      "payment": {"last4": "4417"}})  # fmt: skip
+    refund = call("fares.adjust", {"adjustment_id": "adj_55", "refund_pence": 880})
+    text = "I've refunded the difference between the £28.40 and the £19.60, £8.80, to card 4417."
+    assert check_action(text, [trip, refund]).passed is True
+    # the refunded amount itself must be the call's, whatever the lookup holds
+    wrong = "I've refunded the £28.40 you were charged to card 4417."
+    assert check_action(wrong, [trip, refund]).passed is False
+
+
+def test_a_when_field_backs_a_passive_report_of_when() -> None:
+    book = call(
+        "addressbook.list", {"addresses": [{"label": "Ledger", "added_at": "2026-11-30T08:41:00Z"}]}
+    )
+    claim = Claim(
+        id="c1", text="Your Ledger address was added on 30 November.", span=Span(start=0, end=46)
+    )
+    (fact,) = ground_in_tools(claim, [], [book], [])
+    assert fact.name == "tool_fact" and fact.passed is True
