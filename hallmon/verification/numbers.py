@@ -13,6 +13,7 @@ is backed by 4,213,000) and hedges ("about 30" is backed by 28).
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import math
 import re
@@ -747,31 +748,48 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
     return None
 
 
+_Operand = tuple[float, str | None, str]  # value, currency, how it was written
+
+
 def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
     """How an amount of the claim is the sum, difference or product of one of the claim's
     own grounded figures and a stated figure, or None. Small whole numbers that are not money
-    are left alone (almost any two figures give one)."""
+    are left alone (almost any two figures give one). The results are computed once per
+    claim (`_results`), so each missing figure costs a lookup, not a product of the lists."""
     values = [v for v in q.values if q.currency or v >= 100 or v != int(v)]
     if not values:
         return None
 
-    def fits(b: Quantity) -> bool:
-        return (
-            b is not q
-            and b.kind in ("money", "number")
-            and bool(b.values)
-            and (b.currency is None or q.currency is None or b.currency == q.currency)
-        )
+    def operands(items: Sequence[Quantity], cap: int) -> tuple[_Operand, ...]:
+        picked = [b for b in items if b.kind in ("money", "number") and b.values][:cap]
+        return tuple((x, b.currency, b.describe()) for b in picked for x in sorted(b.values))
 
-    mine = [a for a in own if fits(a)][:MAX_DERIVED]
-    pool = [b for b in known if fits(b)][: MAX_DERIVED * 2]
-    for a in mine:
-        for b in pool:
-            if b is a:
-                continue
-            for x in a.values:
-                for y in b.values:
-                    for how, r in (("+", x + y), ("-", abs(x - y)), ("×", x * y)):
-                        if any(abs(r - v) <= max(0.005, q.tolerance) for v in values):
-                            return f"{q.describe()} is {a.describe()} {how} {b.describe()}"
+    results, lookup = _results(operands(own, MAX_DERIVED), operands(known, MAX_DERIVED * 2))
+    tolerance = max(0.005, q.tolerance)
+    for v in values:
+        for i in range(bisect.bisect_left(results, v - tolerance), len(results)):
+            if results[i] > v + tolerance:
+                break
+            currencies, text = lookup[i]
+            if text != q.describe() and all(
+                c is None or q.currency is None or c == q.currency for c in currencies
+            ):
+                return f"{q.describe()} is {text}"
     return None
+
+
+@lru_cache(maxsize=32)
+def _results(
+    mine: tuple[_Operand, ...], pool: tuple[_Operand, ...]
+) -> tuple[list[float], list[tuple[tuple[str | None, str | None], str]]]:
+    """Every sum, difference and product of an operand of `mine` and one of `pool`, sorted,
+    with the currencies and the words that made each."""
+    made: list[tuple[float, tuple[str | None, str | None], str]] = []
+    for x, xc, xt in mine:
+        for y, yc, yt in pool:
+            if (x, xt) == (y, yt):
+                continue
+            for how, r in (("+", x + y), ("-", abs(x - y)), ("×", x * y)):
+                made.append((r, (xc, yc), f"{xt} {how} {yt}"))
+    made.sort(key=lambda m: m[0])
+    return [m[0] for m in made], [(m[1], m[2]) for m in made]
