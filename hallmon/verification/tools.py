@@ -795,7 +795,10 @@ _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?" + _PAST + r"\b"
     # "I've gone ahead and cancelled it"
-    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b",
+    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b"
+    # "You're booked in for Friday at 10:40": the user's place, done by a call
+    r"|^\W*(?:you(?:['’]re|\s+are|['’]ve\s+been|\s+have\s+been)\s+(?:now\s+|all\s+)?"
+    r"(?:booked|registered|enrolled|signed\s+up|scheduled|rebooked)\b)",
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|we|i've|we've|i’ve|we’ve)\b", re.I)

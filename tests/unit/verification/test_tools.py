@@ -561,3 +561,13 @@ def test_a_when_field_backs_a_passive_report_of_when() -> None:
     )
     (fact,) = ground_in_tools(claim, [], [book], [])
     assert fact.name == "tool_fact" and fact.passed is True
+
+
+def test_you_are_booked_is_a_done_booking_that_needs_the_booking_call() -> None:
+    slots = call("clinics.find_slots", {"slots": [{"start": "2026-12-04T10:40:00"}]})
+    reserve = call("clinics.reserve_slot", {"error": "gateway timeout"}, status="timeout")
+    claim = Claim(
+        id="c1", text="You're booked in for Friday 4 December at 10:40.", span=Span(start=0, end=47)
+    )
+    checks = ground_in_tools(claim, [], [slots, reserve], [])
+    assert [c.name for c in checks] == ["action"] and checks[0].passed is False
