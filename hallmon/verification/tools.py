@@ -684,14 +684,17 @@ _FAILURE = re.compile(
     r"\b(?:timed\s+out|time[ds]?[\s-]?out|failed|failure|errors?|went\s+wrong|"
     r"could(?:n't|n’t|\s+not)|was(?:n't|n’t|\s+not)\s+able|unable|"
     r"did(?:n't|n’t|\s+not)\s+go\s+through|nothing\s+(?:has|have|was)\s+been|"
-    r"(?:has|have|was)(?:n't|n’t|\s+not)\s+(?:yet\s+)?been)\b",
+    r"(?:has|have|was)(?:n't|n’t|\s+not)\s+(?:yet\s+)?been|"
+    # "our repair system isn't responding", "the booking service is unavailable"
+    r"(?:is|was|are|were)(?:n't|n’t|\s+not)\s+(?:currently\s+)?respond\w*|not\s+responding|"
+    r"unavailable|unreachable)\b",
     re.I,
 )
 # Words such a report may use without naming anything the call must hold (normalised tokens).
 _FAILURE_WORDS = frozenset(
     {"system", "payment", "request", "call", "servic", "tool", "attempt", "noth", "yet", "tri",
      "again", "later", "moment", "unfortun", "sorri", "so", "it", "now", "right", "tim", "go",
-     "through", "issu", "process", "complet", "your",
+     "through", "issu", "process", "complet", "your", "sorry",
      # the other party whose system failed, named generically
      "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
      "backend", "third", "parti", "booking", "network", "gateway",
@@ -701,7 +704,9 @@ _FAILURE_WORDS = frozenset(
 _CANNOT_TELL = re.compile(
     r"\b(?:can(?:no|['’])?t|cannot|(?:am|are|is)\s+(?:not\s+)?unable\s+to|unable\s+to|not\s+able\s+to|"
     r"could(?:n['’]t|\s+not))\s+(?:yet\s+)?(?:confirm|check|see|tell|verify|access|load|retrieve|"
-    r"look\s+up|show|give|say|pull\s+up|view)\b[^,.;:!?]*",
+    r"look\s+up|show|give|say|pull\s+up|view)\b[^,.;:!?]*"
+    # "so I don't have it for you just yet"
+    r"|\b(?:do|does)(?:n['’]t|\s+not)\s+have\b[^,.;:!?]*",
     re.I,
 )
 # Words are compared by their first five letters (the normalised forms differ in endings).

@@ -571,3 +571,16 @@ def test_you_are_booked_is_a_done_booking_that_needs_the_booking_call() -> None:
     )
     checks = ground_in_tools(claim, [], [slots, reserve], [])
     assert [c.name for c in checks] == ["action"] and checks[0].passed is False
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "Our repair system isn't responding at the moment, so I can't see where it is.",
+        "The request timed out, so I don't have it for you just yet, sorry.",
+    ],
+)
+def test_honest_failure_reports_in_other_words_are_backed(report: str) -> None:
+    failed = call("repairs.get_status", "upstream timeout after 30s", status="timeout")
+    result = check_reported_failure(report, [failed])
+    assert result is not None and result.passed is True
