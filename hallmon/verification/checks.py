@@ -824,10 +824,10 @@ def _identifiers(text: str) -> list[str]:
         )
         if ident.isdigit() and grouped:
             continue
-        if re.fullmatch(r"\d{1,2}(?:am|pm)", ident, re.I) or re.search(
+        if re.fullmatch(r"\d{1,2}(?:am|pm|st|nd|rd|th)", ident, re.I) or re.search(
             r"\d[:.]$", text[max(0, m.start() - 2) : m.start()]
         ):
-            continue  # "1,465 gems" and "6:30pm" are quantities, not ids
+            continue  # "1,465 gems", "6:30pm" and "the 4th floor" are quantities, not ids
         out.append(ident)
     return out
 

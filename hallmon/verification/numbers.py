@@ -499,6 +499,9 @@ def _clock_minutes(q: Quantity) -> tuple[float, bool, float] | None:
     return max(q.values) * per, per < 1440.0, per
 
 
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)$", re.I)
+
+
 def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quantity | None:
     """The first quantity in `pool` that backs `q`, or None.
 
@@ -506,7 +509,15 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
     "$1,200" by "1,200"), strictly where it matters: a different currency, a date, a time.
     """
     qm = _clock_minutes(q)
+    # "until the 19th": a day of the month, backed by a date on that day.
+    day = (
+        {f"-{int(v):02d}" for v in q.values if 1 <= v <= 31}
+        if q.kind == "number" and not q.unit and _ORDINAL.search(q.text)
+        else set()
+    )
     for p in pool:
+        if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
+            return p
         if q.kind == "date":
             if p.kind == "date" and dates_match(q.dates, p.dates):
                 return p

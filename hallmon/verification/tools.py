@@ -433,7 +433,7 @@ _CARRIERS = (
 # fmt: on
 # "It should be delivered by Wednesday": what is expected, not the status now.
 _MODAL_BEFORE = re.compile(
-    r"\b(?:will|should|would|could|may|might|must|expected\s+to|due\s+to|going\s+to|to)\s+"
+    r"(?:\b(?:will|should|would|could|may|might|must|expected\s+to|due\s+to|going\s+to|to)|['’]ll)\s+"
     r"(?:\w+\s+)?be\s+(?:\w+\s+)?$",
     re.I,
 )
@@ -470,7 +470,10 @@ _STATUS_ALIASES = {
 _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
-}
+    # an incident or ticket still being worked on is open, whatever its stage
+    "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
+             "assigned", "new", "reopened", "triaged", "pending"},
+}  # fmt: skip
 
 
 def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
@@ -534,7 +537,8 @@ def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
 
 # "All three of your invoices are paid", "none of your orders has shipped": a statement about
 # every element of a tool's list.
-_EVERY = re.compile(r"\b(?:all|every|each|both)\b", re.I)
+# ("Frankfurt and London are both operational" names its two; "both" quantifies over no list)
+_EVERY = re.compile(r"\b(?:all|every|each)\b", re.I)
 _NONE_OF = re.compile(r"\bnone\s+of\b|\bneither\b", re.I)
 
 
@@ -545,6 +549,18 @@ def _statuses(call: ToolCall, *, listed: bool = False) -> set[str]:
         for k, v in call.fields
         if k.rsplit(".", 1)[-1] in ("status", "state") and (not listed or _in_list(k))
     }
+
+
+_CLAUSES = re.compile(r";|,\s*(?=(?:and|but|so|while|whereas)\b)", re.I)
+
+
+def _named_clauses(claim_text: str, idents: Sequence[str]) -> str:
+    """The clauses of the claim that name its thing (an identifier, "your order"): a status
+    word elsewhere is said of something else ("…, and claims approved after the 15th are
+    paid with the next salary"). The whole claim when no clause names it."""
+    clauses = _CLAUSES.split(claim_text)
+    named = [c for c in clauses if any(i in c for i in idents) or _ENTITY.search(c)]
+    return " ".join(named) if named and len(clauses) > 1 else claim_text
 
 
 def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
@@ -583,10 +599,11 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
+        scope = _named_clauses(claim_text, idents)
         known = {
             _norm_status(m.group(1))
-            for m in _STATUS_RE.finditer(claim_text)
-            if not _MODAL_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
+            for m in _STATUS_RE.finditer(scope)
+            if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         }
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
         for said in known:

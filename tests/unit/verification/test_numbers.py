@@ -123,3 +123,13 @@ def test_a_date_working_days_after_a_stated_date_is_derived() -> None:
     known = extract_quantities("received 2026-11-24; decided within 15 working days", True)
     (by,) = [q for q in extract_quantities("by 15 December", True) if q.dates]
     assert derived_from(by, known) is not None
+
+
+def test_a_day_of_the_month_is_backed_by_a_date_on_that_day() -> None:
+    from hallmon.verification.numbers import find_match
+
+    (day,) = extract_quantities("as you're in Norway until the 19th", True)
+    assert find_match(day, extract_quantities("away 12 to 19 December", False)) is not None
+    assert find_match(day, extract_quantities("away until 18 December", False)) is None
+    (floor,) = extract_quantities("on the 4th floor", True)
+    assert find_match(floor, extract_quantities("from 4 December", False)) is None

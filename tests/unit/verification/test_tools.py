@@ -584,3 +584,35 @@ def test_honest_failure_reports_in_other_words_are_backed(report: str) -> None:
     failed = call("repairs.get_status", "upstream timeout after 30s", status="timeout")
     result = check_reported_failure(report, [failed])
     assert result is not None and result.passed is True
+
+
+def test_status_words_are_read_where_the_claim_names_its_thing() -> None:
+    claim_call = call("expenses.get_claim", {"claim_id": "EXP-7", "status": "approved"})
+    text = "Your claim EXP-7 was approved on 18 November, and claims approved late are paid later."
+    fact = check_tool_facts(text, [claim_call])
+    assert fact is not None and fact.passed is True
+    paid = check_tool_facts("Your claim EXP-7 has been paid.", [claim_call])
+    assert paid is not None and paid.passed is False
+    later = check_tool_facts(
+        "Your claim EXP-7 is approved and it'll be paid in December.", [claim_call]
+    )
+    assert later is not None and later.passed is True
+
+
+def test_an_incident_being_investigated_is_open_and_both_names_two() -> None:
+    incidents = call(
+        "incidents.list_open", {"incidents": [{"id": "INC-1", "status": "investigating"}]}
+    )
+    fact = check_tool_facts("There's an open incident for it, INC-1.", [incidents])
+    assert fact is not None and fact.passed is True
+    sites = [("Frankfurt", "operational"), ("London", "operational"), ("Amsterdam", "degraded")]
+    gateways = call("netops.health", {"gateways": [{"name": n, "status": st} for n, st in sites]})
+    both = check_tool_facts("Frankfurt and London are both operational.", [gateways])
+    assert both is None or both.passed is not False
+
+
+def test_an_ordinal_is_not_an_identifier_of_a_booking() -> None:
+    desk = call("workspace.book_desk", {"booking_id": "DB-1", "desk": "L4-017"})
+    assert (
+        check_action("I've booked you desk L4-017 on the 4th floor (DB-1).", [desk]).passed is True
+    )
