@@ -230,7 +230,7 @@ _AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 # Undoing something "up to N before" it happens sets a deadline, not a window.
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
-    r"notify|notice)\b(?:(?![.;!?]).){0,60}\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|"
+    r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*)\b(?:(?![.;!?]).){0,60}\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|"
     r"prior|in\s+advance)\b",
     re.I,
 )
@@ -824,6 +824,11 @@ def _identifiers(text: str) -> list[str]:
         )
         if ident.isdigit() and grouped:
             continue
+        if ident.isdigit() and (
+            re.match(r"\.\d", text[m.end() : m.end() + 2])
+            or text[max(0, m.start() - 1) : m.start()] in ("£", "$", "€", "¥")
+        ):
+            continue  # "£149.99" is an amount
         if re.fullmatch(r"\d{1,2}(?:am|pm|st|nd|rd|th)", ident, re.I) or re.search(
             r"\d[:.]$", text[max(0, m.start() - 2) : m.start()]
         ):

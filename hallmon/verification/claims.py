@@ -151,6 +151,7 @@ _POLITE_CORE = (
     r"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b[^,;.!?]*)?"
     r"|(?:happy|glad)\s+to\s+help\b[^,;.!?]*"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
+    r"|(?:yes,?\s+)?(?:that|it)(?:['’]s|\s+is)\s+(?:all\s+)?(?:done|sorted|set\s+up)"
     r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
     r"you'?re all set|there you go)"
     r"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b[^,;.!?]*"

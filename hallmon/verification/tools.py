@@ -42,7 +42,13 @@ from hallmon.verification.checks import (
     needs_action_check,
 )
 from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
-from hallmon.verification.numbers import Quantity, dates_match, extract_quantities
+from hallmon.verification.numbers import (
+    Quantity,
+    dates_match,
+    distinct_quantities,
+    extract_quantities,
+    find_match,
+)
 from hallmon.verification.text import CONDITION_OPENERS, content_tokens
 
 MAX_FIELDS = 200
@@ -255,13 +261,17 @@ def _same_amounts(
 
 
 def _compare(
-    claim_text: str, call: ToolCall, elsewhere: Sequence[ToolCall] = ()
+    claim_text: str,
+    call: ToolCall,
+    elsewhere: Sequence[ToolCall] = (),
+    stated: Sequence[Quantity] = (),
 ) -> tuple[list[str], list[str]]:
     """(matched, mismatched) descriptions of the claim's ids, amounts and dates against the
     call's fields. An id or amount that another ok call of `elsewhere` holds is no mismatch
     once something of the claim matched this call ("I've refunded the £8.80 difference from
     the £28.40 you were charged to your card ending 4417": the lookup holds the £28.40 and the
-    card)."""
+    card). So is an amount the policy states (`stated`: "£7 more for each adult ticket"), and a
+    date another call holds ("the payment from 3 October")."""
     matched: list[str] = []
     mismatched: list[str] = []
     aside: list[str] = []  # mismatches another call explains, if this one matched anything
@@ -293,8 +303,9 @@ def _compare(
                              for k, v, c in amounts[:3])  # fmt: skip
             # Only beside an amount that matched this call: "I've refunded €9.99" against a
             # €4.99 refund stays a mismatch, whatever the order lookup holds.
-            held = bool(primary) and any(
-                same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere
+            held = bool(primary) and (
+                any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere)
+                or find_match(q, list(stated)) is not None
             )
             (aside if held else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
@@ -314,14 +325,19 @@ def _compare(
             matched.append(q.describe())
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
-            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
+            held = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
+            (aside if held else mismatched).append(
+                f"{q.describe()} differs from {call.tool}'s {said}"
+            )
     return matched, mismatched + ([] if matched else aside)
 
 
 # --- actions ----------------------------------------------------------------------------------
 
 
-def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
+def check_action(
+    claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
+) -> CheckResult:
     """A claimed action needs an ok call of the same kind whose fields match the claim."""
     families = _claimed_families(claim_text)
     families += [k for k in _kinds(claim_text) if k not in families]
@@ -367,7 +383,7 @@ def check_action(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult:
             failures.append(f"tool {call.tool} ({call.source_id}) returned status {call.status}")
             continue
         elsewhere = [c for c in everything if c is not call and c.status == "ok"]
-        matched, mismatched = _compare(claim_text, call, elsewhere)
+        matched, mismatched = _compare(claim_text, call, elsewhere, stated)
         if done is not None:  # the count the done verb takes ("added the 5 seats")
             mismatched += _other_counts(claim_text[done.end() : done.end() + 30], call)
         if mismatched:
@@ -470,6 +486,7 @@ _STATUS_ALIASES = {
 _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
+    "booked": {"booked", "confirmed", "scheduled", "reserved"},
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
@@ -788,7 +805,8 @@ _GRANT_TOOLS: dict[str, tuple[str, ...]] = {
 }
 _EXCEPTION = re.compile(
     r"\b(?P<waive>waiv(?:e|ed|ing))\b"
-    r"|\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
+    # ("gluten-free", "hands-free" are no favour)
+    r"|(?<!-)\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
     r"complimentary|on\s+the\s+house)\b"
     r"|\b(?P<exception>(?:make|made|making)\s+an\s+exception|as\s+an\s+exception|goodwill)\b"
     r"|\b(?P<extend>extend(?:ed)?|longer\s+(?:return\s+)?(?:window|period))\b"
@@ -805,6 +823,7 @@ _REFUSED_BEFORE = re.compile(
     r"(?:\s+\w+){0,2}\s*$",
     re.I,
 )
+_IF_CLAIM = re.compile(rf"\b(?:{CONDITION_OPENERS}|once)\b", re.I)
 _LEADING_CONDITION = re.compile(rf"^\s*(?:{CONDITION_OPENERS})\b[^,;]{{0,120}},\s*", re.I)
 # Only the agent granting something to the user is an exception ("we will waive", "free for
 # members", "your upgrade"); "the company extended its deadline" is reported news.
@@ -869,6 +888,10 @@ def check_exception(
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
     grants = _whole_words(_GRANTS[kind])
+    if kind == "waive" and _IF_CLAIM.search(claim_text):
+        # "it'll be waived if you send the note" against "charged in full, unless you send a
+        # note": the policy's exception, on its condition (an unconditional waiver is not it).
+        grants = _whole_words((*_GRANTS[kind], "unless"))
     for source in backing:
         for sentence in _sentences_of(source):
             if not grants.search(sentence):
@@ -1019,7 +1042,14 @@ def ground_in_tools(
         or _PASSIVE_DONE.search(text)
         or _MORE_PAST.search(text)
     ):
-        action = check_action(text, calls)
+        stated = [
+            q
+            for src in sources
+            if src.kind in ("document", "memory")
+            for q in distinct_quantities(src.text)
+            if q.currency
+        ]
+        action = check_action(text, calls, stated)
         if action.passed is not True and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.

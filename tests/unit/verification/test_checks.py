@@ -653,3 +653,16 @@ def test_a_time_zone_is_not_a_name() -> None:
 
     sources = sources_for(documents=[{"source_id": "d", "text": "Added 2026-11-30T08:41:00Z."}])
     assert check_names("It was added at 08:41 UTC.", sources) is None
+
+
+def test_moving_a_date_up_to_a_time_before_is_a_deadline() -> None:
+    park = [doc("You can move your tickets to another date at no charge up to 48 hours before.")]
+    c = claim("As you're changing more than 48 hours before your visit, there's no fee.", "number")
+    results = by_name(run_checks(c, evidence_for(c.text, park), park, c.text))
+    assert results["number"].passed is True
+
+
+def test_an_amount_is_not_an_identifier() -> None:
+    from hallmon.verification.checks import _identifiers
+
+    assert _identifiers("the £149.99 desk payment for order 1042") == ["1042"]

@@ -381,3 +381,8 @@ def test_a_hope_to_do_something_stays_a_claim() -> None:
 def test_sorry_for_the_users_situation_is_courtesy() -> None:
     text = "Sorry you're stuck outside, that's frustrating. The reader is offline."
     assert [c.text for c in extract_claims(text).claims] == ["The reader is offline."]
+
+
+def test_yes_thats_done_is_courtesy_before_the_claim() -> None:
+    text = "Yes, that's done. I've raised dispute D-1."
+    assert [c.text for c in extract_claims(text).claims] == ["I've raised dispute D-1."]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hallmon.schemas import Claim, Source, Span, ToolResultItem
 
+from hallmon.verification.numbers import extract_quantities
 from hallmon.verification.tools import (
     MAX_FIELDS,
     ToolCall,
@@ -616,3 +617,33 @@ def test_an_ordinal_is_not_an_identifier_of_a_booking() -> None:
     assert (
         check_action("I've booked you desk L4-017 on the 4th floor (DB-1).", [desk]).passed is True
     )
+
+
+def test_a_compound_with_free_is_no_favour_and_unless_waives_on_its_condition() -> None:
+    assert check_exception("I've set the gluten-free loaf to 'no substitutes'.", [POLICY]) is None
+    lessons = Source(
+        source_id="lessons",
+        kind="document",
+        text="If you cancel late, the lesson is charged in full, unless you send us a note.",
+    )
+    waived = check_exception("The £38 will be waived if you send us the note.", [lessons])
+    assert waived is not None and waived.passed is True
+
+
+def test_booked_is_the_status_of_a_confirmed_booking() -> None:
+    booking = call("groomer.create_booking", {"booking_id": "GB-7", "status": "confirmed"})
+    fact = check_tool_facts("Your booking GB-7 is booked for Saturday.", [booking])
+    assert fact is not None and fact.passed is True
+
+
+def test_a_date_or_stated_amount_beside_a_matched_action_is_context() -> None:
+    payments = call("payments.list", {"payments": [{"id": "P-1", "date": "2026-10-03"}]})
+    case = call("chargebacks.open_case", {"case_id": "DSP-5", "amount_gbp": 149.99,
+                                           "expected_by": "2026-12-02"})  # fmt: skip
+    text = "I've raised dispute DSP-5 for the £149.99 payment from 3 October."
+    assert check_action(text, [payments, case]).passed is True
+    bands = extract_quantities("Adult tickets cost £7 more in the peak band.", False)
+    change = call("payments.charge", {"price_difference_gbp": 24.0})
+    charged = "I've charged the £24.00 difference: that's £7 more for each adult ticket."
+    assert check_action(charged, [change], bands).passed is True
+    assert check_action("I've charged the £7 difference.", [change], bands).passed is False
