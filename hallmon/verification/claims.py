@@ -171,9 +171,14 @@ _POLITE_CORE = (
     r"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b[^,;.!?]*"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
+# Phrases are separated by punctuation, never by a space alone: a phrase's tail runs to the
+# next punctuation mark, so "I'm sorry … I'm sorry …" parses one way only (a space separator
+# let the regex try every split, and a 200-character run of "I'm sorry “a" took seconds).
 _POLITE = re.compile(
-    rf"^(?:{_POLITE_CORE})(?:[\s,.!;:]+(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
+    rf"^(?:{_POLITE_CORE})(?:\s*[,.!;:][\s,.!;:]*(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
 )
+_POLITE_MAX = 400
+"""Longer segments are never courtesy alone (and the regex is not run on them)."""
 _POLITE_PREFIX = re.compile(
     # "I'm happy to confirm that <claim>": the news after the courtesy is the claim (first, so
     # the plain courtesy below does not swallow the news).
@@ -251,7 +256,8 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "formatting"
     if _GREETING.match(stripped):
         return "greeting"
-    if _POLITE.match(stripped) and claim_type(stripped) not in _NEVER_POLITE:
+    polite = len(stripped) <= _POLITE_MAX and _POLITE.match(stripped)
+    if polite and claim_type(stripped) not in _NEVER_POLITE:
         return "politeness"
     if stripped.endswith("?"):
         return "question"
@@ -414,7 +420,7 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
         else:
             bare = not m.group(0).lstrip().startswith(",")
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)
-            if not ok and _POLITE.match(right.strip()):
+            if not ok and len(right) <= _POLITE_MAX and _POLITE.match(right.strip()):
                 ok = _has_verb(left)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
                 # "... within 30 days and express shipping is free": a new subject and verb.

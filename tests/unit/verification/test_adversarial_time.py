@@ -114,3 +114,12 @@ def test_trailing_decoration_is_still_trimmed() -> None:
     assert _trim(text, 0, len(text)) == (0, len("Refunds take 5 days."))
     start, end = _trim("** __", 0, 5)
     assert end <= start  # nothing but decoration: an empty span
+
+
+@pytest.mark.parametrize("tail", ["?", "", "!"])
+def test_runs_of_courtesy_phrases_are_linear(tail: str) -> None:
+    # "I'm sorry “a I'm sorry “a …" with no punctuation: the courtesy regex once tried every
+    # split of the run into phrases (a 220-character run took 0.8 s, 20k never finished).
+    unit = "I'm sorry “a "
+    text = (unit * (LENGTH // len(unit) + 1))[: LENGTH - len(tail)] + tail
+    assert timed(lambda: extract_claims(text)) < STAGE_BOUND_S
