@@ -710,7 +710,10 @@ def _misattributed(claim_text: str, cited: set[str], sources: Sequence[Source]) 
         return len(words & content_tokens(source.text)) / len(words)
 
     in_cited = max((share(s) for s in docs if s.source_id in cited), default=0.0)
-    other = max(docs, key=lambda s: (s.source_id not in cited) * share(s), default=None)
+    # Only another document is what the citation should have named: a tool result that holds
+    # the claim ("the £54.99 has been paid [prices]") is no source an agent cites.
+    citable = [s for s in docs if s.kind == "document"]
+    other = max(citable, key=lambda s: (s.source_id not in cited) * share(s), default=None)
     if other is None or other.source_id in cited:
         return None
     if in_cited < 0.34 and share(other) >= 0.6:
@@ -732,7 +735,7 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "escalate": ("escalat", "forward", "transfer", "assign", "handoff", "hand off"),
     "book": ("book", "reserv", "schedul", "appointment", "calendar"),
     "update": ("updat", "chang", "modif", "edit", "amend", "set"),
-    "create": ("creat", "open", "file", "submit", "log", "regist", "add", "ticket"),
+    "create": ("creat", "open", "file", "submit", "log", "regist", "add", "ticket", "report"),
     "delete": ("delet", "remov", "eras", "purg"),
     "reset": ("reset", "restor", "unlock", "reactivat", "unblock", "unfr", "resum"),
     "block": ("block", "freez", "froz", "lock", "suspend", "paus", "deactivat", "disabl"),

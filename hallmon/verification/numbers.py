@@ -680,7 +680,7 @@ def derived_from(
     ("a £100 excess, so you'd receive £1,740": £1,840 - £100)."""
     if q.kind in ("money", "number") and q.values:
         return (
-            _percent_of(q, known)
+            (_percent_of(q, known) if q.kind == "money" else None)
             or _elapsed(q, known)
             or (_arithmetic(q, own, known) if own else None)
         )
@@ -718,8 +718,9 @@ def derived_from(
 
 
 def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
-    """How an amount of the claim is a known percentage of a known amount (to the cent), or
-    None. Only amounts in the claim's currency (or none) are bases."""
+    """How an amount of money in the claim is a known percentage of a known amount, or that
+    amount with the percentage added or taken off, to the cent; or None. Only amounts in the
+    claim's currency (or none) are bases."""
     percents = [p for p in known if p.kind == "percent" and p.values]
     if not percents:
         return None
@@ -737,11 +738,17 @@ def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
                 if not 0 < share < 1000:
                     continue
                 for base in b.values:
-                    value = base * share / 100
-                    if any(abs(value - v) <= max(0.005, q.tolerance) for v in q.values):
-                        if value in b.values or value == 0:
+                    # the share itself, or the amount with it added or taken off ("each £15
+                    # gift is worth £18.75 with Gift Aid's 25%")
+                    for value, how in (
+                        (base * share / 100, "of"),
+                        (base * (1 + share / 100), "added to"),
+                        (base * (1 - share / 100), "taken off"),
+                    ):
+                        if value in b.values or value <= 0:
                             continue  # 100 % of an amount is the amount: found already
-                        return f"{q.describe()} is {p.describe()} of {b.describe()}"
+                        if any(abs(value - v) <= 0.005 for v in q.values):  # to the cent
+                            return f"{q.describe()} is {p.describe()} {how} {b.describe()}"
     return None
 
 

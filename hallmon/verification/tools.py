@@ -335,6 +335,9 @@ def _compare(
 # --- actions ----------------------------------------------------------------------------------
 
 
+_OBJECT = re.compile(r"\s+(?:a|an|the|your)\s+([a-z]{3,})\b", re.I)
+
+
 def check_action(
     claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
 ) -> CheckResult:
@@ -347,6 +350,8 @@ def check_action(
         or _PASSIVE_DONE.search(claim_text)
     )
     verb = _kinds(done.group(0).split()[-1]) if done else []
+    if done and verb == ["update"] and re.match(r"\s+up\b", claim_text[done.end() :]):
+        verb = ["create"]  # "I've set up your redirection" creates it
     if verb:
         # The verb names the action ("delivered" is shipping, whatever the sentence is about);
         # the object counts only for verbs of no family ("issued a refund").
@@ -364,6 +369,18 @@ def check_action(
     candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
     if not candidates and families:
         candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
+    if not candidates and done is not None:
+        # "I've added a note about the knee pain": the booking call took a `note` argument.
+        obj = _OBJECT.match(claim_text[done.end() :])
+        if obj is not None:
+            noun = obj.group(1).lower()
+            candidates = [
+                c
+                for c in calls
+                if any(
+                    k.startswith("arguments.") and k.rsplit(".", 1)[-1] == noun for k, _ in c.fields
+                )
+            ]
     called = ", ".join(sorted({c.tool for c in calls}))
     if not candidates:
         if not families:

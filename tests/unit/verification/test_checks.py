@@ -666,3 +666,16 @@ def test_an_amount_is_not_an_identifier() -> None:
     from hallmon.verification.checks import _identifiers
 
     assert _identifiers("the £149.99 desk payment for order 1042") == ["1042"]
+
+
+def test_a_tool_result_holding_the_claim_is_no_source_the_citation_should_name() -> None:
+    from hallmon.verification.checks import check_citations
+
+    sources = sources_for(
+        documents=[{"source_id": "redirect-prices", "text": "6 months of redirection: £54.99."}],
+        tool_results=[{"tool": "postredirect.create", "call_id": "c1", "status": "ok",
+                       "output": {"paid": "£54.99", "card_last4": "7043", "status": "paid"}}],
+    )  # fmt: skip
+    result = check_citations("The £54.99 has been paid on your card ending 7043 [redirect-prices].",
+                             sources)  # fmt: skip
+    assert result.passed is True

@@ -133,3 +133,14 @@ def test_a_day_of_the_month_is_backed_by_a_date_on_that_day() -> None:
     assert find_match(day, extract_quantities("away until 18 December", False)) is None
     (floor,) = extract_quantities("on the 4th floor", True)
     assert find_match(floor, extract_quantities("from 4 December", False)) is None
+
+
+def test_an_amount_with_a_stated_percentage_added_is_derived_but_not_a_duration() -> None:
+    from hallmon.verification.numbers import derived_from
+
+    known = [*extract_quantities("Gift Aid adds 25% to each gift of £15", True)]
+    (worth,) = extract_quantities("worth £18.75 to us", True)
+    assert derived_from(worth, known) is not None
+    fees = extract_quantities("Transfers cost 2.50 GBP. Overdraft interest is 19.9% APR.", True)
+    (days,) = extract_quantities("arrives in 3 days", True)
+    assert derived_from(days, fees) is None

@@ -647,3 +647,15 @@ def test_a_date_or_stated_amount_beside_a_matched_action_is_context() -> None:
     charged = "I've charged the £24.00 difference: that's £7 more for each adult ticket."
     assert check_action(charged, [change], bands).passed is True
     assert check_action("I've charged the £7 difference.", [change], bands).passed is False
+
+
+def test_setting_up_creates_and_a_reported_miss_is_a_created_report() -> None:
+    redirect = call("postredirect.create", {"redirect_id": "RD-1"})
+    assert check_action("I've set up your redirection RD-1.", [redirect]).passed is True
+    missed = call("wastesvc.report_missed", {"report_id": "MC-9"})
+    assert check_action("I've logged a missed collection (MC-9).", [missed]).passed is True
+
+
+def test_a_note_added_through_an_argument_of_the_call() -> None:
+    booked = call("gpsurgery.book", {"appointment_id": "APT-1"}, note="knee pain")
+    assert check_action("I've added a note about the knee pain.", [booked]).passed is True
