@@ -230,8 +230,8 @@ _AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 # Undoing something "up to N before" it happens sets a deadline, not a window.
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
-    r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*)\b(?:(?![.;!?]).){0,60}\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|"
-    r"prior|in\s+advance)\b",
+    r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*)\b(?:(?![.;!?]).){0,60}"
+    r"\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|prior|in\s+advance)\b",
     re.I,
 )
 
@@ -647,10 +647,10 @@ def cited_sources(
     return [(marker, _resolve(marker, sources)) for marker in citation_markers(text)]
 
 
-def _names_token(text: str, token: str) -> bool:
-    """Whether lower-case `text` holds `token` as a whole token."""
-    low = token.lower().strip()
-    return bool(low) and re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", text) is not None
+def _names(value: str, ident: str) -> bool:
+    """Whether `value` (lower case) is, or names as a whole token, the identifier."""
+    low = ident.lower()
+    return low == value or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", value) is not None
 
 
 def check_citations(
@@ -668,7 +668,7 @@ def check_citations(
     spoofed: list[str] = []
     tools = [s.text.lower() for s in sources if s.kind == "tool_result"]
     for marker, sid in cited:
-        if sid is None and any(_names_token(t, marker) for t in tools):
+        if sid is None and any(_names(t, marker) for t in tools):
             continue  # "(ref. adj_55Tq01)": a reference number a tool returned, not a source
         if sid is None:
             spoofed.append(marker)
@@ -822,20 +822,17 @@ def _identifiers(text: str) -> list[str]:
         ident = m.group(0).lstrip("#").strip()
         if re.fullmatch(r"\d{1,2}", ident) or re.fullmatch(r"(19|20)\d\d", ident):
             continue  # small counts and years are quantities, not ids
-        grouped = re.search(r"\d,$", text[max(0, m.start() - 2) : m.start()]) or re.match(
-            r",\d{3}\b", text[m.end() : m.end() + 5]
-        )
-        if ident.isdigit() and grouped:
-            continue
+        before, after = text[max(0, m.start() - 2) : m.start()], text[m.end() : m.end() + 5]
         if ident.isdigit() and (
-            re.match(r"\.\d", text[m.end() : m.end() + 2])
-            or text[max(0, m.start() - 1) : m.start()] in ("£", "$", "€", "¥")
+            re.search(r"\d,$", before)
+            or re.match(r",\d{3}\b|\.\d", after)
+            or before[-1:] in ("£", "$", "€", "¥")
         ):
-            continue  # "£149.99" is an amount
+            continue  # part or whole of an amount: "1,465 gems", "£149.99"
         if re.fullmatch(r"\d{1,2}(?:am|pm|st|nd|rd|th)", ident, re.I) or re.search(
-            r"\d[:.]$", text[max(0, m.start() - 2) : m.start()]
+            r"\d[:.]$", before
         ):
-            continue  # "1,465 gems", "6:30pm" and "the 4th floor" are quantities, not ids
+            continue  # "6:30pm" and "the 4th floor" are quantities, not ids
         out.append(ident)
     return out
 

@@ -179,6 +179,13 @@ _POLITE = re.compile(
 )
 _POLITE_MAX = 400
 """Longer segments are never courtesy alone (and the regex is not run on them)."""
+
+
+def _courtesy(text: str) -> bool:
+    """Whether `text` (stripped) is courtesy phrases and nothing else."""
+    return len(text) <= _POLITE_MAX and _POLITE.match(text) is not None
+
+
 _POLITE_PREFIX = re.compile(
     # "I'm happy to confirm that <claim>": the news after the courtesy is the claim (first, so
     # the plain courtesy below does not swallow the news).
@@ -256,8 +263,7 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "formatting"
     if _GREETING.match(stripped):
         return "greeting"
-    polite = len(stripped) <= _POLITE_MAX and _POLITE.match(stripped)
-    if polite and claim_type(stripped) not in _NEVER_POLITE:
+    if _courtesy(stripped) and claim_type(stripped) not in _NEVER_POLITE:
         return "politeness"
     if stripped.endswith("?"):
         return "question"
@@ -420,7 +426,7 @@ def _atomic(text: str, start: int, end: int) -> list[tuple[int, int, str | None]
         else:
             bare = not m.group(0).lstrip().startswith(",")
             ok = _is_clause(left) and _is_clause(right, bare_and=bare)
-            if not ok and len(right) <= _POLITE_MAX and _POLITE.match(right.strip()):
+            if not ok and _courtesy(right.strip()):
                 ok = _has_verb(left)
             if not ok and _BARE_AND.fullmatch(m.group(0)) and _NOUN_CLAUSE.match(right):
                 # "... within 30 days and express shipping is free": a new subject and verb.

@@ -38,6 +38,7 @@ from hallmon.verification.checks import (
     _claimed_families,
     _families,
     _identifiers,
+    _names,
     _sentences_of,
     needs_action_check,
 )
@@ -149,12 +150,6 @@ class ToolCall:
             if found:
                 out.append((key, frozenset().union(*(q.dates for q in found))))
         return out
-
-
-def _names(value: str, ident: str) -> bool:
-    """Whether a field value (lower case) is, or names as a whole token, the identifier."""
-    low = ident.lower()
-    return low == value or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", value) is not None
 
 
 def _flatten(prefix: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -627,18 +622,19 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []
+    # The status words the claim says of its thing now (read once, not once per call).
+    scope = _named_clauses(claim_text, idents)
+    known = {
+        _norm_status(m.group(1))
+        for m in _STATUS_RE.finditer(scope)
+        if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
+    }
     for call in about:
         m, mm = _compare(claim_text, call)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
-        scope = _named_clauses(claim_text, idents)
-        known = {
-            _norm_status(m.group(1))
-            for m in _STATUS_RE.finditer(scope)
-            if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
-        }
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
         for said in known:
             if not statuses:

@@ -219,6 +219,7 @@ def forced_outcome(checks: Sequence[CheckResult]) -> CheckOutcome | None:
 # --- the verdict ----------------------------------------------------------------------------
 
 PROMISE_ENTAILMENT = 0.5
+"""Below this best entailment, a promise the commitment check could not match is unbacked."""
 # The agent promising the user money or a favour ("we'll refund the €9.99", "I will cover the
 # repair"), not a next step or a refusal ("a place isn't guaranteed").
 _PROMISED_FAVOUR = re.compile(
@@ -228,7 +229,6 @@ _PROMISED_FAVOUR = re.compile(
     r"make\s+an\s+exception|honou?r)\w*",
     re.I,
 )
-"""Below this best entailment, a promise the commitment check could not match is unbacked."""
 
 
 def _unbacked_promise(

@@ -231,23 +231,26 @@ def test_overlap_features_are_split_by_what_the_best_passage_is() -> None:
     assert from_prose[col["prose_novel"]] == from_prose[col["novel_words"]] > 0
 
 
+# A combiner that calls every claim supported (P(unsupported) 0.02), as word overlap can.
+OVERLAP_SUPPORTS = CalibrationConfig(
+    combiner=Combiner(features=["ent_max"], weights=[0.0], bias=-4.0, mean=[0.0], scale=[1.0]),
+)
+
+
 def test_a_promised_favour_no_source_makes_is_not_found_whatever_the_overlap() -> None:
     text = "Refunds are handled by the store, but as this was our mistake, we'll refund the €9.99."
     c = claim(text, "commitment")
     evs = [evidence("Refund requests must be made to the store directly.", ent=0.02)]
     partial = CheckResult(name="commitment", passed=None, detail="help may state it (50%)")
     amount = CheckResult(name="tool_fact", passed=True, detail="purchases agrees: '€9.99'")
-    lenient = CalibrationConfig(  # word overlap alone would call it supported
-        combiner=Combiner(features=["ent_max"], weights=[0.0], bias=-4.0, mean=[0.0], scale=[1.0]),
-    )
-    verdict = judge(c, evs, [partial, amount], features_of(c, evs, evs[0].text), lenient)
+    verdict = judge(c, evs, [partial, amount], features_of(c, evs, evs[0].text), OVERLAP_SUPPORTS)
     assert verdict.status == "not_found" and "no source makes this promise" in verdict.reason
     # a next step is no favour, and an entailed promise stands
     step = claim("I'll ship it to your usual address.", "commitment")
-    verdict = judge(step, evs, [partial], features_of(step, evs, evs[0].text), lenient)
+    verdict = judge(step, evs, [partial], features_of(step, evs, evs[0].text), OVERLAP_SUPPORTS)
     assert verdict.status == "supported"
     backed = [evidence("We refund the price of purchases made by mistake.", ent=0.9)]
-    verdict = judge(c, backed, [partial], features_of(c, backed, backed[0].text), lenient)
+    verdict = judge(c, backed, [partial], features_of(c, backed, backed[0].text), OVERLAP_SUPPORTS)
     assert verdict.status == "supported"
 
 
@@ -257,8 +260,5 @@ def test_a_policy_quoted_verbatim_is_no_promise_of_the_agent() -> None:
     evs = [evidence("If HMRC charges you a penalty, we will pay it.", ent=0.1)]
     partial = CheckResult(name="commitment", passed=None, detail="guarantee may state it (67%)")
     quote = CheckResult(name="quote", passed=True, detail="occurs verbatim in guarantee")
-    lenient = CalibrationConfig(
-        combiner=Combiner(features=["ent_max"], weights=[0.0], bias=-4.0, mean=[0.0], scale=[1.0]),
-    )
-    verdict = judge(c, evs, [partial, quote], features_of(c, evs, evs[0].text), lenient)
+    verdict = judge(c, evs, [partial, quote], features_of(c, evs, evs[0].text), OVERLAP_SUPPORTS)
     assert verdict.status == "supported"
