@@ -25,7 +25,8 @@ from hallmon.verification.numbers import (
     differs_by_one_digit,
     distinct_quantities,
     extract_quantities,
-    find_match,
+    figure_index,
+    find_in,
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
@@ -85,6 +86,8 @@ def check_numbers(
     located = [(q, e.text) for e in evidence for q in distinct_quantities(e.text)]
     in_evidence = [q for q, _ in located]
     text_of = {id(q): text for q, text in located}
+    in_passages = [figure_index(e.text) for e in evidence]
+    in_sources = [figure_index(s.text) for s in sources]
     conversions = _conversions(claim_text)
     # Every figure of every source, and the claim's figures they hold: read once, and only
     # when a figure is missing from the evidence passages.
@@ -94,14 +97,14 @@ def check_numbers(
     missing: list[str] = []
     matched: list[tuple[Quantity, Quantity, str]] = []
     for q in wanted:
-        match = find_match(q, in_evidence)
+        match = find_in(q, in_passages)
         if match is not None:
             found.append(_found(q, match, "the evidence"))
             matched.append((q, match, text_of.get(id(match), "")))
             continue
         where = None
-        for s in sources:
-            match = find_match(q, distinct_quantities(s.text))
+        for s, index in zip(sources, in_sources, strict=True):
+            match = index.find(q)
             if match is not None:
                 where = s.source_id
                 break
@@ -113,7 +116,7 @@ def check_numbers(
             continue
         if everywhere is None:
             everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
-            grounded = [w for w in wanted if find_match(w, everywhere) is not None]
+            grounded = [w for w in wanted if find_in(w, in_sources) is not None]
         pool = in_evidence or everywhere
         # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
         computed = derived_from(q, [*grounded, *everywhere], own=grounded)

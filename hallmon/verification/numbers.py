@@ -24,7 +24,16 @@ from typing import Literal
 
 from hallmon.verification.text import NUMBER_WORDS
 
-__all__ = ["Quantity", "QuantityKind", "closest", "extract_quantities", "find_match"]
+__all__ = [
+    "FigureIndex",
+    "Quantity",
+    "QuantityKind",
+    "closest",
+    "extract_quantities",
+    "figure_index",
+    "find_in",
+    "find_match",
+]
 
 QuantityKind = Literal["number", "percent", "money", "date", "time"]
 
@@ -508,54 +517,143 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
     Kinds are compared leniently where text is loose ("12%" is backed by a bare "12" in a table,
     "$1,200" by "1,200"), strictly where it matters: a different currency, a date, a time.
     """
-    qm = _clock_minutes(q)
-    # "until the 19th": a day of the month, backed by a date on that day.
-    day = (
-        {f"-{int(v):02d}" for v in q.values if 1 <= v <= 31}
-        if q.kind == "number" and not q.unit and _ORDINAL.search(q.text)
-        else set()
-    )
+    qm, day = _clock_minutes(q), _day_of_month(q)
     for p in pool:
-        if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
+        if _backs(q, p, qm, day):
             return p
+    return None
+
+
+def _day_of_month(q: Quantity) -> set[str]:
+    """ "until the 19th": a day of the month ("-19"), backed by a date on that day."""
+    if q.kind == "number" and not q.unit and _ORDINAL.search(q.text):
+        return {f"-{int(v):02d}" for v in q.values if 1 <= v <= 31}
+    return set()
+
+
+def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: set[str]) -> bool:
+    """Whether `p` backs `q` (`qm` and `day` are `q`'s, read once per claim figure)."""
+    if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
+        return True
+    if q.kind == "date":
+        return p.kind == "date" and dates_match(q.dates, p.dates)
+    if q.kind == "time":
+        return p.kind == "time" and bool(q.values & p.values)
+    if p.kind == "date":
+        return q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years)
+    if p.kind == "time" or (q.currency and p.currency and q.currency != p.currency):
+        return False
+    pm = _clock_minutes(p) if qm is not None else None
+    if qm is not None and pm is not None and (qm[1] or pm[1]):
+        # Durations in hours or minutes: "48 hours" is not "45 minutes", "2 hours" is
+        # "120 minutes".
+        return _close(qm[0], pm[0], max(q.tolerance * qm[2], 0.02 * max(qm[0], pm[0])))
+    if q.duration_days is not None and p.duration_days is not None:
+        # Both are durations: "2 days" is not "2-year", "2 weeks" is "14 days".
+        per_unit = q.duration_days / max(max(q.values, default=1.0), 1e-9)
+        slack = max(q.tolerance * per_unit, 0.02 * max(q.duration_days, p.duration_days))
+        return _close(q.duration_days, p.duration_days, slack)
+    return any(_close(a, b, q.tolerance) for a in q.values for b in p.values)
+
+
+class _Sorted:
+    """Positions keyed by a number, found by range with bisection."""
+
+    def __init__(self, items: list[tuple[float, int]]) -> None:
+        # An infinite or NaN key (a 400-digit "number") has no place in an order: always a
+        # candidate.
+        self.anywhere = [i for k, i in items if not math.isfinite(k)]
+        items = sorted((k, i) for k, i in items if math.isfinite(k))
+        self.keys = [k for k, _ in items]
+        self.positions = [i for _, i in items]
+
+    def within(self, low: float, high: float) -> list[int]:
+        lo, hi = bisect.bisect_left(self.keys, low), bisect.bisect_right(self.keys, high)
+        return self.positions[lo:hi] + self.anywhere
+
+
+def _slack_range(centre: float, slack: float) -> tuple[float, float]:
+    """Every value within `max(slack, 2 % of the larger)` of `centre`, with room for rounding:
+    the ranges `_backs` accepts for a duration, widened so that none is lost."""
+    pad = 1e-6 * max(1.0, abs(centre))
+    return 0.98 * centre - slack - pad, (centre + slack) / 0.98 + pad
+
+
+class FigureIndex:
+    """The figures of one text, indexed by value, date and length: what backs a claim's figure
+    is found with a few lookups instead of a scan of every figure (a price list of thousands
+    against an answer of thousands, hostile input). `find(q)` returns exactly what
+    `find_match(q, pool)` returns: the lookups give every figure that could back `q` (and a
+    few that cannot), and `_backs` then decides among them in pool order."""
+
+    def __init__(self, pool: Sequence[Quantity]) -> None:
+        self.pool = tuple(pool)
+        values: list[tuple[float, int]] = []  # amounts, counts, percentages and dates' years
+        minutes: list[tuple[float, int]] = []
+        days: list[tuple[float, int]] = []
+        self._dates: dict[str, list[int]] = {}  # by "-MM-DD", by "YYYY-MM" and by "-DD"
+        self._times: dict[float, list[int]] = {}
+        for i, p in enumerate(self.pool):
+            if p.kind == "date":
+                values += [(y, i) for y in p.years]
+                for d in p.dates:
+                    for key in {d[-6:], d[:7], d[-3:]}:
+                        self._dates.setdefault(key, []).append(i)
+            elif p.kind == "time":
+                for v in p.values:
+                    self._times.setdefault(v, []).append(i)
+            else:
+                values += [(v, i) for v in p.values]
+                pm = _clock_minutes(p)
+                if pm is not None:
+                    minutes.append((pm[0], i))
+                if p.duration_days is not None:
+                    days.append((p.duration_days, i))
+        self._values, self._minutes, self._days = _Sorted(values), _Sorted(minutes), _Sorted(days)
+
+    def find(self, q: Quantity) -> Quantity | None:
+        qm, day = _clock_minutes(q), _day_of_month(q)
+        sizes = [*q.values, q.tolerance, q.duration_days or 0.0, qm[0] if qm else 0.0]
+        if not all(math.isfinite(x) for x in sizes):
+            return find_match(q, self.pool)  # no range around infinity: read them all
+        found: set[int] = set()
+        for x in day:
+            found.update(self._dates.get(x, ()))
         if q.kind == "date":
-            if p.kind == "date" and dates_match(q.dates, p.dates):
-                return p
-            continue
-        if q.kind == "time":
-            if p.kind == "time" and q.values & p.values:
-                return p
-            continue
-        if p.kind == "date":
-            if q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years):
-                return p
-            continue
-        if p.kind == "time":
-            continue
-        if q.currency and p.currency and q.currency != p.currency:
-            continue
-        pm = _clock_minutes(p) if qm is not None else None
-        if qm is not None and pm is not None and (qm[1] or pm[1]):
-            # Durations in hours or minutes: "48 hours" is not "45 minutes", "2 hours" is
-            # "120 minutes".
-            if _close(qm[0], pm[0], max(q.tolerance * qm[2], 0.02 * max(qm[0], pm[0]))):
-                return p
-            continue
-        if q.duration_days is not None and p.duration_days is not None:
-            # Both are durations: "2 days" is not "2-year", "2 weeks" is "14 days".
-            per_unit = q.duration_days / max(max(q.values, default=1.0), 1e-9)
-            slack = max(q.tolerance * per_unit, 0.02 * max(q.duration_days, p.duration_days))
-            if _close(q.duration_days, p.duration_days, slack):
-                return p
-            continue
-        if any(_close(a, b, q.tolerance) for a in q.values for b in p.values):
-            return p
-        if (
-            q.duration_days is not None
-            and p.duration_days is not None
-            and _close(q.duration_days, p.duration_days, 0.0)
-        ):
-            return p
+            for d in q.dates:
+                found.update(self._dates.get(d[-6:], ()))
+                found.update(self._dates.get(d[:7], ()))
+        elif q.kind == "time":
+            for v in q.values:
+                found.update(self._times.get(v, ()))
+        else:
+            for v in q.values:
+                pad = q.tolerance + 1e-6 * max(1.0, abs(v))
+                found.update(self._values.within(v - pad, v + pad))
+            if qm is not None:
+                found.update(self._minutes.within(*_slack_range(qm[0], q.tolerance * qm[2])))
+            if q.duration_days is not None:
+                per_unit = q.duration_days / max(max(q.values, default=1.0), 1e-9)
+                slack = q.tolerance * per_unit
+                found.update(self._days.within(*_slack_range(q.duration_days, slack)))
+        for i in sorted(found):
+            if _backs(q, self.pool[i], qm, day):
+                return self.pool[i]
+        return None
+
+
+@lru_cache(maxsize=4096)
+def figure_index(text: str) -> FigureIndex:
+    """The `FigureIndex` of `distinct_quantities(text)`, built once per text."""
+    return FigureIndex(distinct_quantities(text))
+
+
+def find_in(q: Quantity, indexes: Sequence[FigureIndex]) -> Quantity | None:
+    """`find_match` over the pools of `indexes` in order, as if they were one pool."""
+    for index in indexes:
+        match = index.find(q)
+        if match is not None:
+            return match
     return None
 
 

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from hallmon.verification.numbers import extract_quantities
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hallmon.verification import numbers
+from hallmon.verification.numbers import (
+    FigureIndex,
+    distinct_quantities,
+    extract_quantities,
+    figure_index,
+    find_in,
+    find_match,
+)
 
 
 def test_an_iso_datetime_is_a_date_and_a_local_time_not_its_offset() -> None:
@@ -144,3 +156,66 @@ def test_an_amount_with_a_stated_percentage_added_is_derived_but_not_a_duration(
     fees = extract_quantities("Transfers cost 2.50 GBP. Overdraft interest is 19.9% APR.", True)
     (days,) = extract_quantities("arrives in 3 days", True)
     assert derived_from(days, fees) is None
+
+
+# Figures of every kind and form, some that back each other ("2 hours" / "120 minutes"),
+# some that only look alike ("2 days" / "2-year"), and one too long to be a finite number.
+FIGURES = [
+    "3 days", "2 weeks", "14 days", "48 hours", "45 minutes", "2 hours", "120 minutes", "1 year",
+    "12 months", "2-year", "£149.99", "$1,200", "1,200", "€30", "30 EUR", "12%", "12 percent",
+    "about 30", "28", "4.2 million", "4,213,000", "March 3, 2024", "3 March 2024", "2024-03-03",
+    "March 2024", "31 August", "the 19th", "the 3rd", "on 19 November 2026", "7:00", "2:00 pm",
+    "14:00", "6:30pm", "in 2024", "half an hour", "90 seconds", "1.5 hours", "0.5", "9" * 400,
+    "fourteen days", "ten euros", "3.2 kWh", "-5", "0", "99.5", "25 to 29 November", "Dec 12",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    source=st.lists(st.sampled_from(FIGURES), min_size=1, max_size=30),
+    claim=st.lists(st.sampled_from(FIGURES), min_size=1, max_size=6),
+    lenient=st.booleans(),
+)
+def test_the_index_finds_exactly_what_a_scan_finds(
+    source: list[str], claim: list[str], lenient: bool
+) -> None:
+    pool = [
+        *distinct_quantities(", ".join(source)),
+        *extract_quantities("; ".join(reversed(source)), True),
+    ]
+    index = FigureIndex(pool)
+    for q in extract_quantities(" and ".join(claim), not lenient):
+        assert index.find(q) is find_match(q, pool), q
+
+
+def test_the_index_reads_a_few_candidates_not_the_whole_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A price list of 800 figures against 600 claimed prices (hostile input) was 480,000
+    # comparisons, seconds of `prepare`; the index compares each claim figure with its
+    # neighbours in value only.
+    prices = ", ".join(f"£{i * 7.31:.2f}" for i in range(1, 801))
+    pool = distinct_quantities(prices)
+    index = FigureIndex(pool)
+    claimed = extract_quantities(", ".join(f"£{i * 7.31 + 0.5:.2f}" for i in range(1, 601)))
+    calls = 0
+    backs = numbers._backs
+
+    def counting(*args: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        return backs(*args)
+
+    monkeypatch.setattr(numbers, "_backs", counting)
+    assert [index.find(q) for q in claimed] == [None] * 600
+    assert calls <= 2 * len(claimed), calls  # a scan would be 480,000
+    assert index.find(pool[41]) is pool[41]
+
+
+def test_find_in_keeps_the_order_of_its_pools() -> None:
+    first, second = figure_index("It costs €30."), figure_index("Refund: €30 on 2 May.")
+    q = extract_quantities("You paid €30.")[0]
+    assert find_in(q, [first, second]) is first.pool[0]
+    assert find_in(q, [second, first]) is second.pool[0]
+    assert find_in(extract_quantities("on 2 May")[0], [first, second]) is second.pool[1]
+    assert find_in(extract_quantities("£12")[0], [first, second]) is None
