@@ -21,6 +21,7 @@ from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
     Quantity,
     closest,
+    counts_in,
     derived_from,
     differs_by_one_digit,
     distinct_quantities,
@@ -63,11 +64,17 @@ MAX_CLAIM_FIGURES = 64
 
 
 def check_numbers(
-    claim_text: str, evidence: Sequence[Evidence], sources: Sequence[Source]
+    claim_text: str,
+    evidence: Sequence[Evidence],
+    sources: Sequence[Source],
+    answer_text: str = "",
 ) -> CheckResult:
     """Every number, amount, percentage, duration, time and date of the claim must appear,
     equal after normalisation, in the evidence passages; the whole sources are the fallback
-    (retrieval may have missed the passage), and the detail says so."""
+    (retrieval may have missed the passage), and the detail says so. A figure may also be the
+    answer's own arithmetic on grounded figures, or on amounts the answer states elsewhere
+    ("the total comes to £4,395 … the remaining £3,895" after a £500 deposit): a wrong amount
+    there is caught in the claim that states it."""
     wanted = extract_quantities(claim_text, True)
     if not wanted:
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
@@ -93,6 +100,7 @@ def check_numbers(
     # when a figure is missing from the evidence passages.
     everywhere: list[Quantity] | None = None
     grounded: list[Quantity] = []
+    said: list[Quantity] = []
     found: list[str] = []
     missing: list[str] = []
     matched: list[tuple[Quantity, Quantity, str]] = []
@@ -117,9 +125,17 @@ def check_numbers(
         if everywhere is None:
             everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
             grounded = [w for w in wanted if find_in(w, in_sources) is not None]
+            # the answer's amounts that this claim does not state (never a figure by itself)
+            said = [
+                a
+                for a in distinct_quantities(answer_text, True)
+                if a.currency and not any(a.values & w.values for w in wanted)
+            ]
         pool = in_evidence or everywhere
         # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
-        computed = derived_from(q, [*grounded, *everywhere], own=grounded)
+        computed = derived_from(
+            q, [*grounded, *everywhere, *said], own=grounded, counts=counts_in(claim_text)
+        )
         if computed is not None:
             found.append(computed)
             continue
@@ -933,7 +949,8 @@ _DOWN = (
 _SUBJECTS = (
     r"service|services|system|systems|server|servers|database|db|api|site|website|app|"
     r"application|account|network|cluster|queue|payments?|deployment|status|platform|portal|"
-    r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection"
+    r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection|"
+    r"sensor|device|hub|camera|router|modem|charger|connector|meter|lift|elevator|printer"
 )
 _CLAIM_STATES = (
     "up", "down", "healthy", "unhealthy", "degraded", "operational", "online", "offline",
@@ -943,8 +960,8 @@ _CLAIM_STATES = (
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
-    rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,40}}?\b(?:is|are|seems?|appears?|looks?|"
-    rf"remains?|has been|have been)\s+(?:currently\s+|now\s+|still\s+|fully\s+|back\s+)*"
+    rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?(?:\b(?:is|are|seems?|appears?|looks?|"
+    rf"remains?|has been|have been)|['’]s)\s+(?:currently\s+|now\s+|still\s+|fully\s+|back\s+)*"
     rf"(?:not\s+)?(?P<state>{'|'.join(sorted(_CLAIM_STATES, key=len, reverse=True))})\b",
     re.I,
 )
@@ -954,6 +971,15 @@ _GENERIC_SUBJECTS = frozenset(
     {"service", "services", "system", "systems", "platform", "site", "website", "app",
      "application", "status"}
 )  # fmt: skip
+
+
+_STATUS_TOOL = re.compile(r"status|health|state|ping|monitor|telemetry|metrics", re.I)
+# "I can't confirm yet whether the sensor is back online": the state is asked, not asserted.
+_UNSURE = re.compile(
+    r"\b(?:whether|if)\b|\b(?:can(?:no|['’])t|cannot|couldn['’]t|unable\s+to|not\s+able\s+to)"
+    r"\s+(?:\w+\s+)?(?:confirm|tell|see|say|check)\b",
+    re.I,
+)
 
 
 def is_system_state_claim(claim_text: str) -> bool:
@@ -1009,6 +1035,14 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             passed=False,
             detail=f"no tool result mentions {subject or 'the system'}; tools called: {called}",
         )
+    # The status call that failed reports on the claim's subject even when its error names
+    # nothing ("hub status request timed out").
+    failed = [
+        t
+        for t in tools
+        if _tool_status(t) != "ok"
+        and (any(t is r for r, _ in relevant) or _STATUS_TOOL.search(_tool_name(t)))
+    ]
     for t, words in relevant:
         if _tool_status(t) != "ok":
             continue
@@ -1026,6 +1060,14 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
                 passed=False,
                 detail=f"telemetry {t.source_id} says otherwise: {said}",
             )
+    if failed and (claim_up or claim_down) and not (m and _UNSURE.search(claim_text[: m.start()])):
+        # "It's back online" when the status call timed out: nothing read the state.
+        return CheckResult(
+            name="system_state",
+            passed=False,
+            detail=f"no telemetry reports it: {_tool_name(failed[0])} ({failed[0].source_id}) "
+            f"returned status {_tool_status(failed[0])}",
+        )
     return CheckResult(
         name="system_state",
         passed=None,
@@ -1336,7 +1378,7 @@ def run_checks(
     # "[1]" names a source, not a quantity the evidence must state.
     figures = without_citation_markers(text)
     if extract_quantities(figures, True):
-        results.append(check_numbers(figures, evidence, sources))
+        results.append(check_numbers(figures, evidence, sources, answer_text))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

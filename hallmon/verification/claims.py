@@ -155,8 +155,11 @@ _POLITE_CORE = (
     r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
     r"you'?re all set|there you go)"
     r"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b[^,;.!?]*"
-    r"|(?:please\s+)?(?:let|feel free to let)\s+(?:me|us)\s+know\b[^,;.!?]*"
+    r"|(?:(?:please|just|simply|do)\s+){0,2}(?:let|feel free to let)\s+(?:me|us)\s+know\b"
+    r"[^,;.!?]*"
     r"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b[^,;.!?]*"
+    # a vocative left after the courtesy before it ("Thank you for waiting, Ms Raman.")
+    r"|(?:mr|mrs|ms|miss|mx|dr)\.?\s+[a-z][\w'’-]+"
     r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"

@@ -29,6 +29,7 @@ __all__ = [
     "Quantity",
     "QuantityKind",
     "closest",
+    "counts_in",
     "extract_quantities",
     "figure_index",
     "find_in",
@@ -148,7 +149,8 @@ _ISO_DATETIME = re.compile(
     r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
     r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
 )
-_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/.])")
+# "19/12/2026", "12/19/2026." (a full stop after it ends the sentence, not the date)
+_NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/]|\.\d)")
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
     r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
@@ -367,6 +369,13 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         scale_word = (m.group("scale") or m.group("scale1") or "").lower()
         if glued and claim:
             continue  # "MP3"-style ids and "4G" are not quantities; "4.2m", "5k" are scales
+        if (
+            claim
+            and (m.group("scale1") == "B" or text[m.end() : m.end() + 1] == ":")
+            and not m.group("sym")
+            and "." not in literal
+        ):
+            continue  # "plot 14B", "cert 7B:3E": ids; "$5B", "4.2B", "5K users" stay scales
         scale = _SCALES.get(scale_word, 1.0)
         if scale_word in ("m", "b") and not m.group("sym") and not claim:
             scale = 1.0  # "5 m" on the evidence side is more often metres than millions
@@ -766,7 +775,7 @@ MAX_DERIVED = 32
 
 
 def derived_from(
-    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity] = ()
+    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity] = (), counts: Sequence[int] = ()
 ) -> str | None:
     """How a time or date of the claim follows from a time or date and a duration stated
     elsewhere ("45 minutes before 08:30" is 07:45; "a 3-year warranty" from May 2025 runs to
@@ -775,12 +784,15 @@ def derived_from(
     percentage of a stated amount ("50% of £13.50, which comes to £6.75"), a duration the time
     between two stated times ("back 35 minutes late": 10:35 against 10:00), or the sum,
     difference or product of a grounded figure of the claim itself (`own`) and a stated one
-    ("a £100 excess, so you'd receive £1,740": £1,840 - £100)."""
+    ("a £100 excess, so you'd receive £1,740": £1,840 - £100), or the total of all the
+    claim's own amounts, each taken once or as many times as one of `counts` says ("two tyres
+    at £94 each, plus £12 a tyre and a £20 visit charge, so £232")."""
     if q.kind in ("money", "number") and q.values:
         return (
             (_percent_of(q, known) if q.kind == "money" else None)
             or _elapsed(q, known)
             or (_arithmetic(q, own, known) if own else None)
+            or (_total(q, own, counts) if q.kind == "money" else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -862,6 +874,60 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
             if any(abs(g - v * clock[2]) < 0.5 for g in gaps for v in q.values):
                 return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
     return None
+
+
+MAX_PARTS = 8
+"""Amounts of one claim a total may add up (each taken once or a stated number of times)."""
+
+
+def _total(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str | None:
+    """How an amount is the total of every other amount of the claim, each taken once or as
+    many times as a count of the claim says, or None. Every amount counts (a total that leaves
+    one out is no total of them); bounds ("under £75") are not parts."""
+    parts = [
+        p
+        for p in own
+        if p.kind == "money"
+        and p is not q
+        and len(p.values) == 1
+        and not p.approximate
+        and (p.currency is None or q.currency is None or p.currency == q.currency)
+    ]
+    if not 2 <= len(parts) <= MAX_PARTS:
+        return None
+    sums = _sums(tuple(min(p.values) for p in parts), tuple(sorted(set(counts))[:3]))
+    i = bisect.bisect_left(sums, min(q.values) - 0.005)
+    if i < len(sums) and sums[i] <= min(q.values) + 0.005:
+        return f"{q.describe()} is the total of {', '.join(p.describe() for p in parts)}"
+    return None
+
+
+@lru_cache(maxsize=32)
+def _sums(values: tuple[float, ...], counts: tuple[int, ...]) -> list[float]:
+    """Every total of `values`, each taken once or `counts` times, sorted."""
+    totals = {0.0}
+    for v in values:
+        totals = {round(t + c * v, 6) for t in totals for c in (1, *counts)}
+    return sorted(totals)
+
+
+_COUNT_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 2 <= n <= 20}
+_COUNTED = re.compile(
+    r"\b(?P<n>\d{1,2}|" + "|".join(_COUNT_WORDS) + r")\s+(?:\S+\s+){0,6}?[a-z]+s\b",
+    re.I,
+)
+
+
+def counts_in(text: str) -> tuple[int, ...]:
+    """Small counts of things in `text` ("the two Pirelli tyres", "3 parcels"): how many
+    times a total may take an amount."""
+    out = set()
+    for m in _COUNTED.finditer(text):
+        word = m.group("n").lower()
+        n = int(word) if word.isdigit() else _COUNT_WORDS[word]
+        if 2 <= n <= 20:
+            out.add(n)
+    return tuple(sorted(out))
 
 
 _Operand = tuple[float, str | None, str]  # value, currency, how it was written

@@ -45,7 +45,9 @@ from hallmon.verification.checks import (
 from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
 from hallmon.verification.numbers import (
     Quantity,
+    counts_in,
     dates_match,
+    derived_from,
     distinct_quantities,
     extract_quantities,
     find_match,
@@ -260,13 +262,18 @@ def _compare(
     call: ToolCall,
     elsewhere: Sequence[ToolCall] = (),
     stated: Sequence[Quantity] = (),
-) -> tuple[list[str], list[str]]:
-    """(matched, mismatched) descriptions of the claim's ids, amounts and dates against the
-    call's fields. An id or amount that another ok call of `elsewhere` holds is no mismatch
-    once something of the claim matched this call ("I've refunded the £8.80 difference from
-    the £28.40 you were charged to your card ending 4417": the lookup holds the £28.40 and the
-    card). So is an amount the policy states (`stated`: "£7 more for each adult ticket"), and a
-    date another call holds ("the payment from 3 October")."""
+    *,
+    beside_match: bool = True,
+) -> tuple[list[str], list[str], list[str]]:
+    """(matched, mismatched, aside) descriptions of the claim's ids, amounts and dates against
+    the call's fields. `aside` are the mismatches something else explains, which count only
+    when nothing of the claim matched: an id or amount that another ok call of `elsewhere`
+    holds ("I've refunded the £8.80 difference from the £28.40 you were charged to your card
+    ending 4417": the lookup holds the £28.40 and the card), an amount the policy states
+    (`stated`: "£7 more for each adult ticket") or the answer works out from the claim's other
+    amounts ("so £33.95 in total"), and a date another call holds ("the payment from 3
+    October"). With `beside_match` (an action's amount), an amount is explained only beside
+    one that matched this call."""
     matched: list[str] = []
     mismatched: list[str] = []
     aside: list[str] = []  # mismatches another call explains, if this one matched anything
@@ -298,9 +305,16 @@ def _compare(
                              for k, v, c in amounts[:3])  # fmt: skip
             # Only beside an amount that matched this call: "I've refunded €9.99" against a
             # €4.99 refund stays a mismatch, whatever the order lookup holds.
-            held = bool(primary) and (
+            held = (bool(primary) or not beside_match) and (
                 any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere)
                 or find_match(q, list(stated)) is not None
+                or derived_from(
+                    q,
+                    [*claimed, *stated],
+                    own=[c for c in claimed if c is not q],
+                    counts=counts_in(claim_text),
+                )
+                is not None
             )
             (aside if held else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
@@ -324,7 +338,7 @@ def _compare(
             (aside if held else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
             )
-    return matched, mismatched + ([] if matched else aside)
+    return matched, mismatched, aside
 
 
 # --- actions ----------------------------------------------------------------------------------
@@ -395,7 +409,8 @@ def check_action(
             failures.append(f"tool {call.tool} ({call.source_id}) returned status {call.status}")
             continue
         elsewhere = [c for c in everything if c is not call and c.status == "ok"]
-        matched, mismatched = _compare(claim_text, call, elsewhere, stated)
+        matched, mismatched, aside = _compare(claim_text, call, elsewhere, stated)
+        mismatched += [] if matched else aside
         if done is not None:  # the count the done verb takes ("added the 5 seats")
             mismatched += _other_counts(claim_text[done.end() : done.end() + 30], call)
         if mismatched:
@@ -465,6 +480,10 @@ _MODAL_BEFORE = re.compile(
     r"(?:\w+\s+)?be\s+(?:\w+\s+)?$",
     re.I,
 )
+# "It's only confirmed once we've received payment": the status on a condition, not now.
+_CONDITION_BEFORE = re.compile(r"\b(?:only|once|until|unless|if|when)\b[^,;:.!?]*$", re.I)
+# "I've provisionally booked the hall": a provisional booking, whatever the verb.
+_PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
 _STATUS_RE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _STATUS_WORDS) + r")\b", re.I
 )
@@ -499,6 +518,8 @@ _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
     "booked": {"booked", "confirmed", "scheduled", "reserved"},
+    "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
+                    "awaiting payment", "reserved"},
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
@@ -551,16 +572,22 @@ def _in_list(key: str) -> bool:
 
 
 def _scoped(call: ToolCall, idents: Sequence[str]) -> ToolCall:
-    """The call with only the list element(s) that hold one of the claim's identifiers: in
-    `[{"order_id": "D-100", "status": "delivered"}, {"order_id": "D-101", ...}]` a claim about
-    D-101 is compared with D-101's record, not with D-100's status."""
+    """The call with, of its lists, only the element(s) that hold one of the claim's
+    identifiers: in `[{"order_id": "D-100", "status": "delivered"}, {"order_id": "D-101", ...}]`
+    a claim about D-101 is compared with D-101's record, not with D-100's status. Fields
+    outside every list stay (the order a battery item belongs to keeps its `order_id` and
+    `expected_delivery`)."""
     prefixes = set()
     for key, value in call.fields:
         if _in_list(key) and any(_names(value.lower(), i) for i in idents):
             prefixes.add(key.rpartition(".")[0] + ".")
     if not prefixes:
         return call
-    kept = tuple((k, v) for k, v in call.fields if any(k.startswith(p) for p in prefixes))
+    kept = tuple(
+        (k, v)
+        for k, v in call.fields
+        if any(k.startswith(p) for p in prefixes) or not any(x.isdigit() for x in k.split("."))
+    )
     return replace(call, fields=kept)
 
 
@@ -612,9 +639,14 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
     return said in statuses or bool(statuses & _STAGES.get(said, set()))
 
 
-def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+def check_tool_facts(
+    claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
+) -> CheckResult | None:
     """Status words, carriers, amounts and dates of a claim about what a tool returned,
-    compared with its fields. None when the claim is about no tool output or names no field."""
+    compared with its fields. None when the claim is about no tool output or names no field.
+    An amount another call holds, the policy states (`stated`) or the answer works out is no
+    mismatch beside a figure that matched ("£29 for the reprint, plus £4.95 delivery, so
+    £33.95")."""
     about = _about(claim_text, calls)
     if not about:
         return None
@@ -622,17 +654,21 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []
+    aside: list[str] = []
     # The status words the claim says of its thing now (read once, not once per call).
     scope = _named_clauses(claim_text, idents)
     known = {
-        _norm_status(m.group(1))
+        "provisional" if _PROVISIONALLY.search(scope[: m.start()]) else _norm_status(m.group(1))
         for m in _STATUS_RE.finditer(scope)
         if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
+        and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
     }
     for call in about:
-        m, mm = _compare(claim_text, call)
+        others = [c for c in calls if c is not call and c.status == "ok"]
+        m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
+        aside += [x for x in aa if " is not in the arguments" not in x]
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
@@ -660,6 +696,8 @@ def check_tool_facts(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     # A figure one of the calls holds is no mismatch for another ("CR-5 stays due back on
     # December 5; extending it to December 8 failed": December 8 is the failed call's).
     mismatched = [x for x in mismatched if not any(x.startswith(f"{m} ") for m in matched)]
+    if not matched:
+        mismatched += aside
     where = ", ".join(c.source_id for c in about)
     if mismatched:
         return CheckResult(
@@ -867,6 +905,9 @@ _CALENDAR = re.compile(
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
+_CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
+
+
 def check_exception(
     claim_text: str, sources: Sequence[Source], calls: Sequence[ToolCall] = ()
 ) -> CheckResult | None:
@@ -892,6 +933,22 @@ def check_exception(
                     name="commitment",
                     passed=True,
                     detail=f"tool {call.tool} ({call.source_id}) did it ({kinds[0]}), status ok",
+                )
+    if "free" in found:
+        # "I've ordered a free replacement battery (order BT-77310)": the order's charge is 0.
+        idents = _identifiers(claim_text)
+        for call in calls:
+            if call.status != "ok" or not (
+                any(call.holds(i) for i in idents) or call in _about(claim_text, [call])
+            ):
+                continue
+            zero = [k for k, v, _ in call.amounts() if v == 0 and _CHARGE_KEY.search(k)]
+            if zero:
+                return CheckResult(
+                    name="commitment",
+                    passed=True,
+                    detail=f"tool {call.tool} ({call.source_id}) charges nothing: "
+                    f"{zero[0].split('.', 1)[-1]}=0",
                 )
     kind = found[0]
     # The favour, not the condition it is offered under ("If it hasn't been applied, you can
@@ -1043,7 +1100,14 @@ def ground_in_tools(
     # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
     # arrive on December 3"), so the claim finds the call it is about.
     text = claim.statement
-    fact = check_tool_facts(text, calls)
+    stated = [
+        q
+        for src in sources
+        if src.kind in ("document", "memory")
+        for q in distinct_quantities(src.text)
+        if q.currency
+    ]
+    fact = check_tool_facts(text, calls, stated)
     if fact is None:
         fact = check_reported_failure(text, calls)
     if fact is None:
@@ -1055,13 +1119,6 @@ def ground_in_tools(
         or _PASSIVE_DONE.search(text)
         or _MORE_PAST.search(text)
     ):
-        stated = [
-            q
-            for src in sources
-            if src.kind in ("document", "memory")
-            for q in distinct_quantities(src.text)
-            if q.currency
-        ]
         action = check_action(text, calls, stated)
         if action.passed is not True and not _FIRST_PERSON.search(text):
             # "Your order has shipped" is the order's state as a lookup returned it, not

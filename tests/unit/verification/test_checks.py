@@ -679,3 +679,39 @@ def test_a_tool_result_holding_the_claim_is_no_source_the_citation_should_name()
     result = check_citations("The £54.99 has been paid on your card ending 7043 [redirect-prices].",
                              sources)  # fmt: skip
     assert result.passed is True
+
+
+def test_the_answers_own_total_and_what_remains_of_it_are_arithmetic() -> None:
+    prices = doc(
+        "The Simple Cremation package costs £2,950. A limousine can be added for £325. "
+        "Crematorium fees of £1,120 are charged at cost. A £500 deposit is payable."
+    )
+    answer = (
+        "The total comes to £4,395: £2,950 for the package, £325 for the limousine and £1,120 "
+        "for the crematorium fee. As your £500 deposit has been paid, the remaining £3,895 is due."
+    )
+    total, rest = answer.split(". ", 1)
+    assert check_numbers(total, [], [prices], answer).passed is True
+    assert check_numbers(rest, [], [prices], answer).passed is True
+    # without the answer's total the remainder is no arithmetic of anything stated
+    assert check_numbers(rest, [], [prices], rest).passed is False
+    wrong = answer.replace("£3,895", "£3,985")
+    assert check_numbers(wrong.split(". ", 1)[1], [], [prices], wrong).passed is False
+
+
+def test_a_state_the_failed_status_call_never_read_is_not_telemetry() -> None:
+    timeout = {
+        "tool": "alarm.get_device_status",
+        "call_id": "c2",
+        "status": "timeout",
+        "arguments": {"device_id": "S-07"},
+        "output": {"error": "hub status request timed out after 20 s"},
+    }
+    device = {"name": "Back door sensor", "battery": "CR123A"}
+    account = {"tool": "alarm.get_account", "call_id": "c1", "output": {"devices": [device]}}
+    sources = sources_for(tool_results=[account, timeout])
+    said = "Your back door sensor checked in a few minutes ago, so it's back online."
+    result = check_system_state(said, sources)
+    assert result.passed is False and "timeout" in result.detail
+    asked = "The request timed out, so I can't confirm whether the sensor is back online."
+    assert check_system_state(asked, sources).passed is None

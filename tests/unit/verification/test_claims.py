@@ -79,6 +79,8 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "Sure!",
         "You're welcome, happy to help!",
         "You are very welcome. My pleasure!",
+        "Just let me know which time suits you.",
+        "Thank you for waiting, Ms Raman.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:

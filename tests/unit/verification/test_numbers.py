@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from hallmon.verification import numbers
 from hallmon.verification.numbers import (
     FigureIndex,
+    counts_in,
+    derived_from,
     distinct_quantities,
     extract_quantities,
     figure_index,
@@ -219,3 +221,30 @@ def test_find_in_keeps_the_order_of_its_pools() -> None:
     assert find_in(q, [second, first]) is second.pool[0]
     assert find_in(extract_quantities("on 2 May")[0], [first, second]) is second.pool[1]
     assert find_in(extract_quantities("£12")[0], [first, second]) is None
+
+
+def test_a_us_date_before_a_full_stop_is_a_date_and_a_letter_id_no_number() -> None:
+    (date,) = extract_quantities("The earliest it can move is 12/19/2026.")
+    assert date.kind == "date" and date.dates == frozenset({"2026-12-19"})
+    assert extract_quantities("Plot 14B at Millbrook Lane is yours.") == ()  # not 14 billion
+    assert [q.text for q in extract_quantities("Serial 7B:3E:D4 is live.")] == []
+    assert extract_quantities("Revenue was $4.2B.")[0].values == frozenset({4.2e9})
+    assert extract_quantities("It has 5K users.")[0].values == frozenset({5000.0})
+
+
+def test_a_total_of_every_amount_of_the_claim_is_derived() -> None:
+    claim = (
+        "It's for the two Pirelli tyres at £94 each, plus £12 a tyre for fitting and the £20 "
+        "visit charge, so £232 in total."
+    )
+    figures = extract_quantities(claim)
+    total = figures[-1]
+    assert total.text == "£232"
+    assert counts_in(claim) == (2,)
+    assert derived_from(total, figures, own=figures, counts=counts_in(claim)) is not None
+    # a total that leaves the visit charge out is no total of them
+    short = extract_quantities(claim.replace("£232", "£212"))
+    assert derived_from(short[-1], short, own=short, counts=(2,)) is None
+    # bounds are not parts: "under £75"
+    reprint = extract_quantities("£29, plus £4.95 delivery as it is under £75, so £33.95.")
+    assert derived_from(reprint[-1], reprint, own=reprint) is not None

@@ -659,3 +659,44 @@ def test_setting_up_creates_and_a_reported_miss_is_a_created_report() -> None:
 def test_a_note_added_through_an_argument_of_the_call() -> None:
     booked = call("gpsurgery.book", {"appointment_id": "APT-1"}, note="knee pain")
     assert check_action("I've added a note about the knee pain.", [booked]).passed is True
+
+
+def test_amounts_the_policy_states_or_the_answer_adds_up_beside_a_tool_figure() -> None:
+    rebook = call("tyres.rebook", {"booking_ref": "TB-603118", "tyres": [
+        {"model": "Pirelli P7", "qty": 2, "unit_price_pence": 9400}]})  # fmt: skip
+    prices = extract_quantities("Fitting is £12 a tyre and the mobile visit charge is £20.", False)
+    said = (
+        "It's for the two Pirelli P7 tyres (booking TB-603118) at £94 each, plus £12 a tyre for "
+        "fitting and the £20 visit charge, so £232 in total."
+    )
+    result = check_tool_facts(said, [rebook], prices)
+    assert result is not None and result.passed is True, result
+    # an amount nothing states or adds up to stays a mismatch
+    wrong = check_tool_facts(said.replace("£12", "£15").replace("£232", "£238"), [rebook], prices)
+    assert wrong is not None and wrong.passed is False
+
+
+def test_an_item_named_in_a_list_keeps_its_orders_own_fields() -> None:
+    order = call("alarm.send_batteries", {"order_id": "BT-77310", "status": "ordered",
+                 "items": [{"battery": "CR123A", "qty": 1}], "charge_pence": 0,
+                 "expected_delivery": "2026-12-03"})  # fmt: skip
+    account = call("alarm.get_account", {"devices": [
+        {"battery": "CR123A", "last_battery_warning": "2026-11-21"}]})  # fmt: skip
+    said = "I've ordered a free CR123A battery (order BT-77310), due by Thursday 3 December."
+    result = check_tool_facts(said, [account, order])
+    assert result is not None and result.passed is True, result
+    free = check_exception(said, [], [account, order])
+    assert free is not None and free.passed is True and "charge_pence=0" in free.detail
+    charged = call("alarm.send_batteries", {"order_id": "BT-77310", "charge_pence": 450})
+    assert check_exception(said, [], [charged]).passed is False  # type: ignore[union-attr]
+
+
+def test_a_provisional_booking_and_a_status_on_a_condition() -> None:
+    booking = call("hall.create_booking", {"booking_ref": "SAH-34", "status": "provisional"})
+    held = check_tool_facts("I've provisionally booked the main hall (booking SAH-34).", [booking])
+    assert held is not None and held.passed is True, held
+    later = "Please pay by 14 December, as booking SAH-34 is only confirmed once we've been paid."
+    result = check_tool_facts(later, [booking])
+    assert result is None or result.passed is not False
+    wrong = check_tool_facts("Booking SAH-34 is confirmed.", [booking])
+    assert wrong is not None and wrong.passed is False
