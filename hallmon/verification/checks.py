@@ -1161,6 +1161,18 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         return CheckResult(
             name="commitment", passed=True, detail=f"{sid} states it: “{_snip(sentence)}”"
         )
+    promise = _COMMITMENT.search(claim_text)
+    if committing and overlap >= 0.5 and promise is not None and promise.start() > 0:
+        # "The £280 is within our £500 limit, so we will reimburse it once you send us the
+        # roofer's invoice": the reasons before the promise are the other checks' to judge;
+        # the promise itself is the policy's "we'll reimburse up to £500 … send us the invoice".
+        words = {t for t in content_tokens(claim_text[promise.start() :])} - _COMMITMENT_NOISE
+        if words and len(words & content_tokens(sentence)) / len(words) >= 0.75:
+            return CheckResult(
+                name="commitment",
+                passed=True,
+                detail=f"{sid} states its promise: “{_snip(sentence)}”",
+            )
     return CheckResult(
         name="commitment",
         passed=None,

@@ -229,6 +229,9 @@ def _initials(text: str, longest: int = 6) -> frozenset[str]:
 _BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
 _NOT_NAMES = frozenset(
     {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV",
+     # common nouns and office shorthand, not names ("per the KB", "the PDF", "your PIN")
+     "KB", "SLA", "ETA", "FYI", "ASAP", "TBC", "TBD", "NB", "PS", "RSVP", "VAT", "PDF", "URL",
+     "SMS", "PIN", "CSV", "IT", "HR", "QR",
      # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
      "UTC", "GMT", "BST", "CET", "CEST", "EST", "EDT", "PST", "PDT", "CST", "CDT", "IST"}
 )  # fmt: skip

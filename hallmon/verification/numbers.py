@@ -746,13 +746,14 @@ def _weekdays_after(iso: str, n: int) -> set[str]:
 
 def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
     """`iso` ("2025-05", "2025-05-14", "--10-02") moved by `months` and `days`, in the forms a
-    claim's date may be read as. Days past the 28th are clamped (to the 30th, or the 28th in
-    February, without a year; to the 28th with one) so that every month has them."""
+    claim's date may be read as. When months move, days past the 28th are clamped (to the
+    30th, or the 28th in February, without a year; to the 28th with one) so that every month
+    has them; days alone move from the day itself (30 November and 3 days is 3 December)."""
     parts = iso.split("-")
     try:
         if iso.startswith("--"):  # month and day, no year: shift in a leap-free year
             y, m = _shift_month(2001, int(parts[2]), months)
-            day = min(int(parts[3]), 28 if m == 2 else 30)
+            day = min(int(parts[3]), 28 if m == 2 else 30) if months else int(parts[3])
             moved = datetime.date(y, m, day) + datetime.timedelta(days=days)
             return {f"--{moved.month:02d}-{moved.day:02d}"}
         if len(parts) not in (2, 3):
@@ -760,7 +761,8 @@ def _shifted(iso: str, months: int = 0, days: int = 0) -> set[str]:
         y, m = _shift_month(int(parts[0]), int(parts[1]), months)
         if len(parts) == 2:
             return {f"{y:04d}-{m:02d}"}
-        moved = datetime.date(y, m, min(int(parts[2]), 28)) + datetime.timedelta(days=days)
+        day = min(int(parts[2]), 28) if months else int(parts[2])  # clamped for months only
+        moved = datetime.date(y, m, day) + datetime.timedelta(days=days)
     except (ValueError, IndexError):
         return set()
     return {
@@ -793,6 +795,7 @@ def derived_from(
             or _elapsed(q, known)
             or (_arithmetic(q, own, known) if own else None)
             or (_total(q, own, counts) if q.kind == "money" else None)
+            or (_share(q, own, known) if q.kind == "money" else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -811,9 +814,18 @@ def derived_from(
                     moved = {(v + s) % 1440 for v in base.values for s in (step, -step)}
                     if moved & q.values:
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
-                elif q.kind == "date" and (key in _MONTH_STEPS or key in _DAY_STEPS):
+                elif q.kind == "date" and (
+                    key in _MONTH_STEPS
+                    or key in _DAY_STEPS
+                    # "links last 72 hours, so it expires on 3 December": days in hours, only
+                    # as the claim itself states them (a policy's "24 hours" would back any
+                    # date a day from a stated one)
+                    or (_MINUTE_STEPS.get(key) == 60 and n % 24 == 0 and any(d is o for o in own))
+                ):
                     months = n * _MONTH_STEPS.get(key, 0)
-                    days = n * _DAY_STEPS.get(key, 0)
+                    days = n * _DAY_STEPS[key] if key in _DAY_STEPS else 0
+                    if _MINUTE_STEPS.get(key) == 60:
+                        days = n // 24
                     shifted: set[str] = set()
                     for iso in base.dates:
                         shifted |= _shifted(iso, months, days) | _shifted(iso, -months, -days)
@@ -899,6 +911,22 @@ def _total(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str |
     i = bisect.bisect_left(sums, min(q.values) - 0.005)
     if i < len(sums) and sums[i] <= min(q.values) + 0.005:
         return f"{q.describe()} is the total of {', '.join(p.describe() for p in parts)}"
+    return None
+
+
+def _share(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
+    """How an amount is one of the claim's grounded amounts split over a stated count, to the
+    cent ("$1,256.85, or about $24.17 per person" for 52 people), or None."""
+    amounts = [a for a in own if a.kind == "money" and a is not q and a.values][:MAX_DERIVED]
+    counts = [
+        c for c in known if c.kind == "number" and not c.currency and c.values and c is not q
+    ][: MAX_DERIVED * 2]
+    for a in amounts:
+        for c in counts:
+            for x in a.values:
+                for n in c.values:
+                    if n >= 2 and n == int(n) and any(abs(x / n - v) <= 0.005 for v in q.values):
+                        return f"{q.describe()} is {a.describe()} split {int(n)} ways"
     return None
 
 

@@ -54,6 +54,9 @@ _SHORT = 5
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|unavailable|cannot)\b|n't\b"
+    # a switch said to be off ("auto-renew is off", "alerts are disabled")
+    r"|\b(?:is|are|was|were|been|stays?|remains?)\s+(?:still\s+|now\s+|currently\s+)?"
+    r"(?:off|disabled|deactivated|switched\s+off|turned\s+off)\b"
 )
 _VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|offers?|offering|provides?|allows?|accepts?|takes?|"

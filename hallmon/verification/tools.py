@@ -52,7 +52,7 @@ from hallmon.verification.numbers import (
     extract_quantities,
     find_match,
 )
-from hallmon.verification.text import CONDITION_OPENERS, content_tokens
+from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens
 
 MAX_FIELDS = 200
 MAX_VALUE_CHARS = 500
@@ -195,10 +195,14 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "send": ("resen", "re-sen", "resubmit"),
     "create": ("reissu", "reorder", "reopen"),
 }
+_MORE_VERBS = (
+    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
+    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted)"
+)
 _MORE_PAST = re.compile(
     r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
-    r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
-    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted)\b",
+    + _MORE_VERBS
+    + r"\b",
     re.I,
 )
 
@@ -347,10 +351,8 @@ def _compare(
 _OBJECT = re.compile(r"\s+(?:a|an|the|your)\s+([a-z]{3,})\b", re.I)
 
 
-def check_action(
-    claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
-) -> CheckResult:
-    """A claimed action needs an ok call of the same kind whose fields match the claim."""
+def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
+    """(the families of the action the claim reports, the done verb's match)."""
     families = _claimed_families(claim_text)
     families += [k for k in _kinds(claim_text) if k not in families]
     done = (
@@ -365,6 +367,29 @@ def check_action(
         # The verb names the action ("delivered" is shipping, whatever the sentence is about);
         # the object counts only for verbs of no family ("issued a refund").
         families = verb
+    return families, done
+
+
+def _failed_attempt(claim_text: str, calls: Sequence[ToolCall]) -> ToolCall | None:
+    """A call that tried the claim's action and did not succeed, when none of its kind did
+    ("Your return flight has been upgraded" after `request_upgrade` returned an error)."""
+    families, _ = _action_of(claim_text)
+    if not families:
+        return None
+    tried = [c for c in calls if not _is_lookup(c.tool) and set(families) & set(_kinds(c.tool))]
+    idents = _identifiers(claim_text)
+    if idents:  # the attempts on the claim's thing ("VL 117"), not those on another
+        tried = [c for c in tried if any(c.holds(i) for i in idents)]
+    if any(c.status == "ok" for c in tried):
+        return None
+    return next((c for c in tried if c.status != "ok"), None)
+
+
+def check_action(
+    claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
+) -> CheckResult:
+    """A claimed action needs an ok call of the same kind whose fields match the claim."""
+    families, done = _action_of(claim_text)
     what = families[0] if families else "the action"
     if not calls:
         return CheckResult(
@@ -540,6 +565,12 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     if named or idents:
         return named
     ok = [c for c in ok if c.status == "ok"]
+    listed = _quantified(claim_text)
+    if listed is not None:
+        # "All four lines were dispatched": the one call with a list of lines.
+        about = [c for c in ok if _list_sizes(c, listed[1])]
+        if len(about) == 1:
+            return about
     m = _ENTITY.search(claim_text)
     if m:
         entity = m.group(1).lower()
@@ -564,6 +595,38 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
         and all(any(dates_match(q.dates, d) for _, d in c.dates()) for q in dated)
     ]
     return holding if len(holding) == 1 else []
+
+
+_COUNT_WORD = {w: n for w, n in NUMBER_WORDS.items() if 2 <= n <= 20}
+# "all four lines", "every one of the 3 parcels", "none of your orders", "both invoices"
+_QUANTIFIED = re.compile(
+    r"\b(?:all|every(?:\s+one)?|each|none|both)\s+(?:of\s+)?(?:the\s+|your\s+|its\s+|their\s+)?"
+    r"(?:(?P<n>\d{1,2}|" + "|".join(_COUNT_WORD) + r")\s+)?(?P<noun>[a-z]{3,}s)\b",
+    re.I,
+)
+
+
+def _quantified(claim_text: str) -> tuple[int | None, str] | None:
+    """(the count said, if any, the singular noun) of a claim about every element of a list."""
+    m = _QUANTIFIED.search(claim_text)
+    if m is None:
+        return None
+    word = (m.group("n") or "").lower()
+    n = int(word) if word.isdigit() else _COUNT_WORD.get(word)
+    if m.group(0).lower().startswith("both"):
+        n = 2
+    return n, _singular(m.group("noun"))
+
+
+def _list_sizes(call: ToolCall, noun: str) -> list[int]:
+    """The lengths of the call's lists named `noun` ("lines" for "line"), from their fields."""
+    indices: dict[str, set[str]] = {}
+    for key, _ in call.fields:
+        parts = key.split(".")
+        for i in range(1, len(parts)):
+            if parts[i].isdigit() and _singular(parts[i - 1]) == noun:
+                indices.setdefault(".".join(parts[:i]), set()).add(parts[i])
+    return [len(v) for v in indices.values()]
 
 
 def _in_list(key: str) -> bool:
@@ -663,7 +726,15 @@ def check_tool_facts(
         if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
     }
+    listed_count = _quantified(claim_text)
     for call in about:
+        if listed_count is not None and listed_count[0] is not None:
+            sizes = _list_sizes(call, listed_count[1])
+            if sizes and listed_count[0] not in sizes:
+                mismatched.append(
+                    f"{listed_count[0]} {listed_count[1]}s but {call.tool} lists "
+                    f"{' or '.join(str(n) for n in sizes)}"
+                )
         others = [c for c in calls if c is not call and c.status == "ok"]
         m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
         matched += [x for x in m if x not in idents]
@@ -885,7 +956,7 @@ _AGENT_VOICE = re.compile(
 # a short, bounded gap between the thing and the verb.
 _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
-    r"(?:been\s+)?(?:successfully\s+)?" + _PAST + r"\b"
+    r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
     # "I've gone ahead and cancelled it"
     r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b"
     # "You're booked in for Friday at 10:40": the user's place, done by a call
@@ -924,8 +995,11 @@ def check_exception(
     ]  # "I couldn't extend your booking" grants nothing
     if not found or not _AGENT_VOICE.search(claim_text):
         return None
+    idents = _identifiers(claim_text)
     for call in calls:
         tool = call.tool.lower()
+        if idents and not any(call.holds(i) for i in idents):
+            continue  # a call on another thing ("VL 112" upgraded, not "VL 117")
         if call.status == "ok" and not _is_lookup(call.tool):
             kinds = [k for k in found if any(st in tool for st in _GRANT_TOOLS[k])]
             if kinds:
@@ -936,7 +1010,6 @@ def check_exception(
                 )
     if "free" in found:
         # "I've ordered a free replacement battery (order BT-77310)": the order's charge is 0.
-        idents = _identifiers(claim_text)
         for call in calls:
             if call.status != "ok" or not (
                 any(call.holds(i) for i in idents) or call in _about(claim_text, [call])
@@ -1120,7 +1193,9 @@ def ground_in_tools(
         or _MORE_PAST.search(text)
     ):
         action = check_action(text, calls, stated)
-        if action.passed is not True and not _FIRST_PERSON.search(text):
+        # An attempt on the claim's thing that failed keeps the action check, whoever did it.
+        attempted = action.passed is not True and _failed_attempt(text, calls) is not None
+        if action.passed is not True and not _FIRST_PERSON.search(text) and not attempted:
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
             fact = (
@@ -1133,6 +1208,7 @@ def ground_in_tools(
                 action = None
         elif (
             action.passed is not True
+            and not attempted
             and fact is not None
             and fact.passed is True
             and not _AGENT_I.search(text)

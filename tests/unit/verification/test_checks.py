@@ -653,6 +653,10 @@ def test_a_time_zone_is_not_a_name() -> None:
 
     sources = sources_for(documents=[{"source_id": "d", "text": "Added 2026-11-30T08:41:00Z."}])
     assert check_names("It was added at 08:41 UTC.", sources) is None
+    # office shorthand is no name either; a made-up acronym still is
+    assert check_names("Per the KB, I reclaimed the seat and sent the PDF.", sources) is None
+    missed = check_names("Per the KB, GLS will deliver it.", sources)
+    assert missed is not None and "GLS" in missed.detail
 
 
 def test_moving_a_date_up_to_a_time_before_is_a_deadline() -> None:
@@ -715,3 +719,22 @@ def test_a_state_the_failed_status_call_never_read_is_not_telemetry() -> None:
     assert result.passed is False and "timeout" in result.detail
     asked = "The request timed out, so I can't confirm whether the sensor is back online."
     assert check_system_state(asked, sources).passed is None
+
+
+def test_a_promise_after_its_reasons_is_judged_on_the_promise() -> None:
+    cover = doc(
+        "If you need emergency repairs, such as a temporary tarpaulin, you can arrange them "
+        "yourself and we'll reimburse up to £500, as long as you send us the invoice."
+    )
+    kept = check_commitment(
+        "The £280 you paid for the tarpaulin is within our £500 limit for emergency repairs, "
+        "so we will reimburse it once you send us the roofer's invoice.",
+        [cover],
+    )
+    assert kept.passed is True and "its promise" in kept.detail
+    other = check_commitment(
+        "The £280 you paid for the tarpaulin is within our £500 limit for emergency repairs, "
+        "so we will also pay for a new roof and the hotel.",
+        [cover],
+    )
+    assert other.passed is not True

@@ -248,3 +248,32 @@ def test_a_total_of_every_amount_of_the_claim_is_derived() -> None:
     # bounds are not parts: "under £75"
     reprint = extract_quantities("£29, plus £4.95 delivery as it is under £75, so £33.95.")
     assert derived_from(reprint[-1], reprint, own=reprint) is not None
+
+
+def test_an_amount_split_over_a_stated_count_is_derived_to_the_cent() -> None:
+    claim = extract_quantities("New total: $1,256.85, or about $24.17 per person.")
+    known = [*claim, *extract_quantities("Headcount: 52 guests.", False)]
+    assert derived_from(claim[1], known, own=claim[:1]) is not None
+    off = extract_quantities("New total: $1,256.85, or about $24.71 per person.")
+    assert derived_from(off[1], [*off, *known[2:]], own=off[:1]) is None
+
+
+def test_a_date_a_whole_number_of_days_in_hours_after_another() -> None:
+    claim = extract_quantities("Links last 72 hours, so the first expires on 3 December.")
+    expires, hours = claim[1], claim[0]
+    known = [*extract_quantities("Completed: 2026-11-30T02:14:00Z.", False), hours]
+    assert derived_from(expires, known, own=[hours]) is not None
+    (late,) = extract_quantities("The first link expires on 4 December.")
+    assert derived_from(late, known, own=[hours]) is None
+    # hours the claim does not state back no date: a policy's "24 hours" notice is no step
+    assert derived_from(expires, known) is None
+    fifty = extract_quantities("Links last 50 hours, so the first expires on 3 December.")
+    assert derived_from(fifty[1], [*known[:-1], fifty[0]], own=[fifty[0]]) is None
+
+
+def test_days_after_the_end_of_a_month_count_from_that_day() -> None:
+    from hallmon.verification.numbers import _shifted
+
+    assert "2026-12-03" in _shifted("2026-11-30", days=3)  # was 1 December (day clamped to 28)
+    assert "--03-02" in _shifted("--02-28", days=2)
+    assert "2027-02-28" in _shifted("2027-01-31", months=1)  # month arithmetic still clamps

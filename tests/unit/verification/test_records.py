@@ -275,3 +275,14 @@ def test_out_of_stock_denies_an_in_stock_field() -> None:
     assert sold is not None and sold.passed is False
     kept = check_record("The HD-300 is in stock.", facts)
     assert kept is not None and kept.passed is True
+
+
+def test_a_switch_said_to_be_off_denies_the_field() -> None:
+    domain = {"domain": "kestrel.shop", "auto_renew": False, "transfer_lock": True}
+    facts = record_facts(response([json.dumps(domain)]))
+    off = check_record("The domain expires in January and auto-renew is off.", facts)
+    assert off is not None and off.passed is True, off
+    on = check_record("The domain expires in January and auto-renew is on.", facts)
+    assert on is not None and on.passed is False
+    lock = check_record("The transfer lock is disabled now.", facts)
+    assert lock is not None and lock.passed is False

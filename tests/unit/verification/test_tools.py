@@ -700,3 +700,42 @@ def test_a_provisional_booking_and_a_status_on_a_condition() -> None:
     assert result is None or result.passed is not False
     wrong = check_tool_facts("Booking SAH-34 is confirmed.", [booking])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_passive_upgrade_of_the_thing_whose_upgrade_failed_is_not_done() -> None:
+    booking = {"segments": [{"flight": "VL 112", "departs": "2026-12-18", "cabin": "economy"},
+               {"flight": "VL 117", "departs": "2027-01-03", "cabin": "economy"}]}  # fmt: skip
+    ok = call("air.request_upgrade", {"flight": "VL 112", "status": "confirmed"}, flight="VL 112")
+    failed = call(
+        "air.request_upgrade", {"error": "NO_UPGRADE_INVENTORY"}, "error", flight="VL 117"
+    )
+    calls = [call("air.get_booking", booking), ok, failed]
+    said = "Your return on VL 117 on 3 January has been upgraded to Premium Economy as well."
+    checks = ground_in_tools(
+        Claim(id="c", text=said, span=Span(start=0, end=len(said)), type="fact"), [], calls, []
+    )
+    verdicts = {c.name: c.passed for c in checks}
+    assert verdicts.get("action") is False, checks
+    assert verdicts.get("commitment") is not True  # VL 112's upgrade grants nothing for VL 117
+    outbound = said.replace("return on VL 117 on 3 January", "outbound VL 112")
+    checks = ground_in_tools(
+        Claim(id="c", text=outbound, span=Span(start=0, end=len(outbound)), type="fact"),
+        [],
+        calls,
+        [],
+    )
+    assert all(c.passed is not False for c in checks), checks
+
+
+def test_a_claim_about_every_element_of_a_list_reads_the_list() -> None:
+    lines = [{"line": 1, "status": "dispatched"}, {"line": 2, "status": "dispatched"},
+             {"line": 3, "status": "dispatched"}, {"line": 4, "status": "backordered"}]  # fmt: skip
+    order = call("wms.get_order", {"order_id": "SO-1", "lines": lines})
+    track = call("wms.track", {"consignments": [{"id": "PX-9", "eta": "2026-12-01"}]})
+    every = check_tool_facts("All four lines were dispatched today.", [order, track])
+    assert every is not None and every.passed is False and "backordered" in every.detail
+    count = check_tool_facts("All three lines were dispatched today.", [order, track])
+    assert count is not None and count.passed is False and "lists 4" in count.detail
+    three = call("wms.get_order", {"order_id": "SO-1", "lines": lines[:3]})
+    ok = check_tool_facts("All three lines were dispatched today.", [three, track])
+    assert ok is not None and ok.passed is True, ok
