@@ -163,7 +163,11 @@ _POLITE_CORE = (
     r"|(?:i|we)\s+appreciate\s+(?:your|you)\b[^,;.!?]*"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
-    r"|any\s?time|(?:some\s+)?(?:good|great)\s+news"
+    r"|any\s?time|(?:some\s+)?(?:good|great)\s+news|good\s+timing(?:\s+to\s+ask)?"
+    # reassurance about the user's worry, no content ("You're not imagining it.")
+    r"|you(?:['’]re|\s+are)\s+not\s+imagining\s+(?:it|things)"
+    r"|(?:i\s+)?(?:can\s+|completely\s+|totally\s+|fully\s+)?understand\s+(?:the|your)\s+"
+    r"(?:worry|concern|frustration|confusion|disappointment)"
     # Wishes and farewells ("Enjoy your stay!", "Have a great day", "Safe travels").
     r"|(?:i\s+|we\s+)?(?:hope\s+you\s+)?(?:enjoy|have)\s+(?:a\s+|your\s+)?(?:(?:great|good|nice|"
     r"lovely|wonderful|pleasant|safe)\s+)?(?:stay|day|evening|weekend|week|trip|flight|journey|"
@@ -248,7 +252,10 @@ _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 # A bare answer, also with its pronoun and auxiliary ("Yes, you can", "No, it isn't").
 _YES_NO = re.compile(
-    r"^(?:yes|no|yep|nope|correct|right|exactly|indeed)(?:[,!]?\s*(?:you|we|it|they|that|this|"
+    r"^(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
+    # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
+    r"not\s+yet|not\s+quite|not\s+straight\s+away|not\s+at\s+the\s+moment|not\s+right\s+now|"
+    r"(?:i['’]?m\s+)?afraid\s+not)(?:[,!]?\s*(?:you|we|it|they|that|this|"
     r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
     r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"
     r"\s*[.!,]?$",

@@ -1161,6 +1161,55 @@ def _flag_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
     return None
 
 
+# "your payment of £279.80 has gone through", "the payment went through", "payment was taken"
+_PAYMENT_DONE = re.compile(
+    r"\bpayments?\b(?:[^.;!?]|\.\d){0,40}?\b(?:(?:has|have)\s+)?(?:gone|went)\s+through\b"
+    r"|\bpayments?\b(?:[^.;!?]|\.\d){0,40}?\b(?:has|have|was|were)\s+(?:been\s+)?(?:successful|taken|"
+    r"received|cleared|processed|completed|accepted)\b",
+    re.I,
+)
+_PAID_KEY = re.compile(r"paid|payment|charged|captured|collected", re.I)
+_PAID_STATES = frozenset({"paid", "succeeded", "success", "captured", "completed", "settled",
+                          "complete", "successful", "cleared"})  # fmt: skip
+_UNPAID_STATES = frozenset({"failed", "declined", "unpaid", "pending", "refused", "cancelled"})
+
+
+def _payment_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A payment said to have gone through, read from the calls: the amount a paid/charged
+    field holds, else a payment's or purchase's state; None when the claim reports no payment
+    or the calls say nothing of one."""
+    done = _PAYMENT_DONE.search(claim_text)
+    if done is None or re.search(r"\b(?:not|never|no)\b|n['’]t\b", done.group(0), re.I):
+        return None  # "the payment hasn't gone through" is the failure check's
+    claimed = _claim_amounts(claim_text)
+    for call in calls:
+        if call.status != "ok":
+            continue
+        if claimed:
+            paid = [f for f in call.amounts() if _PAID_KEY.search(f[0].rsplit(".", 1)[-1])]
+            if paid and all(_same_amounts(q, paid) for q in claimed):
+                return CheckResult(
+                    name="tool_fact",
+                    passed=True,
+                    detail=f"{call.source_id} reports it: {paid[0][0].split('.', 1)[1]}",
+                )
+            continue
+        for key, value in call.fields:
+            leaf = key.rsplit(".", 1)[-1].lower()
+            if leaf not in ("status", "state", "payment_status") or not key.startswith("output."):
+                continue
+            word = _norm_status(value)
+            if word in _PAID_STATES or word in _UNPAID_STATES:
+                holds = word in _PAID_STATES
+                return CheckResult(
+                    name="tool_fact",
+                    passed=holds,
+                    detail=f"{call.source_id} {'reports' if holds else 'says otherwise'}: "
+                    f"{key.split('.', 1)[1]} = {value}",
+                )
+    return None
+
+
 # --- one claim ------------------------------------------------------------------------------------
 
 
@@ -1185,6 +1234,8 @@ def ground_in_tools(
         fact = check_reported_failure(text, calls)
     if fact is None:
         fact = check_empty_lists(text, calls)
+    if fact is None:
+        fact = _payment_reports(text, calls)
     action = None
     if (
         any(c.name == "action" for c in checks)

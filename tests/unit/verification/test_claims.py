@@ -81,6 +81,9 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "You are very welcome. My pleasure!",
         "Just let me know which time suits you.",
         "Thank you for waiting, Ms Raman.",
+        "You're not imagining it.",
+        "Good timing to ask.",
+        "I completely understand the frustration.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:
@@ -360,6 +363,12 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
     (claim,) = extract_claims(text).claims
     assert claim.span.start == 0 and claim.text.endswith("36 minutes late.")
     assert [c.text for c in extract_claims("No, it isn't.").claims] == ["No, it isn't."]
+
+
+@pytest.mark.parametrize("bare", ["Sadly not yet.", "Not yet.", "I'm afraid not.", "Not quite."])
+def test_a_bare_not_yet_is_folded_like_a_no(bare: str) -> None:
+    (claim,) = extract_claims(f"{bare} Your results are still being processed.").claims
+    assert claim.span.start == 0 and claim.text.endswith("still being processed.")
 
 
 @pytest.mark.parametrize(

@@ -739,3 +739,22 @@ def test_a_claim_about_every_element_of_a_list_reads_the_list() -> None:
     three = call("wms.get_order", {"order_id": "SO-1", "lines": lines[:3]})
     ok = check_tool_facts("All three lines were dispatched today.", [three, track])
     assert ok is not None and ok.passed is True, ok
+
+
+def test_a_payment_that_went_through_is_read_from_the_paid_field_or_the_state() -> None:
+    from hallmon.verification.tools import _payment_reports
+
+    order = call("shop.place_order", {"order_id": "TR-5", "status": "confirmed",
+                 "paid_pence": 27980})  # fmt: skip
+    quote = call("shop.quote", {"quote_id": "Q-8", "total_pence": 27980})
+    said = "Your payment of £279.80 has gone through."
+    result = _payment_reports(said, [quote, order])
+    assert result is not None and result.passed is True and "paid_pence" in result.detail
+    assert _payment_reports(said.replace("279.80", "297.80"), [quote, order]) is None
+    purchase = call("store.purchases", {"purchases": [{"sku": "gems", "state": "completed"}]})
+    went = _payment_reports("The payment went through, but the gems never arrived.", [purchase])
+    assert went is not None and went.passed is True
+    declined = call("store.purchases", {"purchases": [{"sku": "gems", "state": "declined"}]})
+    refused = _payment_reports("The payment went through.", [declined])
+    assert refused is not None and refused.passed is False
+    assert _payment_reports("Your parcel went through customs.", [purchase]) is None
