@@ -96,14 +96,10 @@ def check_numbers(
     in_passages = [figure_index(e.text) for e in evidence]
     in_sources = [figure_index(s.text) for s in sources]
     conversions = _conversions(claim_text)
-    # Every figure of every source, and the claim's figures they hold: read once, and only
-    # when a figure is missing from the evidence passages.
-    everywhere: list[Quantity] | None = None
-    grounded: list[Quantity] = []
-    said: list[Quantity] = []
     found: list[str] = []
     missing: list[str] = []
     matched: list[tuple[Quantity, Quantity, str]] = []
+    unmatched: list[Quantity] = []
     for q in wanted:
         match = find_in(q, in_passages)
         if match is not None:
@@ -122,42 +118,41 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
-        if everywhere is None:
-            everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
-            grounded = [w for w in wanted if find_in(w, in_sources) is not None]
-            # the answer's amounts that this claim does not state (never a figure by itself)
-            said = [
-                a
-                for a in distinct_quantities(answer_text, True)
-                if a.currency and not any(a.values & w.values for w in wanted)
-            ]
+        unmatched.append(q)
+    if unmatched:
+        # Every figure of every source, and the claim's figures they hold: read only when a
+        # figure is missing from the evidence passages.
+        everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
+        backed = [w for w in wanted if find_in(w, in_sources) is not None]
+        # the answer's amounts elsewhere that its sources back (never this claim's own)
+        said = [
+            a
+            for a in backed_figures(answer_text, tuple(s.text for s in sources))
+            if not any(a.values & w.values for w in wanted)
+        ]
+        counts = counts_in(claim_text)
+        # The answer's own arithmetic ("45 minutes before 08:30", "20% of the remaining $600,
+        # which is $120"): each figure from grounded ones and those worked out before it, so
+        # that no two wrong figures back each other.
+        progress = True
+        while unmatched and progress:
+            progress = False
+            for q in list(unmatched):
+                others = [b for b in backed if b is not q]
+                known = [*others, *everywhere, *said]
+                # the claim's own figures first (a total is of the claim's amounts), then
+                # the answer's others ("So the total is £55" after "£35 … plus the £20 fee")
+                computed = derived_from(q, known, own=others, counts=counts) or (
+                    derived_from(q, known, own=said) if said else None
+                )
+                if computed is not None:
+                    found.append(computed)
+                    backed.append(q)
+                    unmatched.remove(q)
+                    progress = True
         pool = in_evidence or everywhere
-        # The answer's own arithmetic on grounded figures ("45 minutes before 08:30").
-        computed = derived_from(
-            q, [*grounded, *everywhere, *said], own=grounded, counts=counts_in(claim_text)
-        )
-        if computed is not None:
-            found.append(computed)
-            continue
-        near = closest(q, pool)
-        if near is None:
-            missing.append(f"{q.describe()} is not in the evidence")
-        elif (
-            q.currency and near.currency and q.currency != near.currency and near.values & q.values
-        ):
-            missing.append(
-                f"{q.describe()} is in {q.currency} but the evidence says {near.describe()} "
-                f"({near.currency})"
-            )
-        elif differs_by_one_digit(q.text, near.text):
-            missing.append(
-                f"{q.describe()} is not in the evidence, which says {near.describe()} "
-                "(differs by one digit)"
-            )
-        else:
-            missing.append(
-                f"{q.describe()} is not in the evidence; the closest there is {near.describe()}"
-            )
+        for q in unmatched:
+            missing.append(_missing(q, closest(q, pool)))
     if unchecked > 0:
         found.append(f"{unchecked} more figures of this claim were not checked")
     if missing:
@@ -170,6 +165,64 @@ def check_numbers(
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+def _missing(q: Quantity, near: Quantity | None) -> str:
+    """Why `q` is not backed, naming the nearest figure the evidence holds."""
+    if near is None:
+        return f"{q.describe()} is not in the evidence"
+    if q.currency and near.currency and q.currency != near.currency and near.values & q.values:
+        return (
+            f"{q.describe()} is in {q.currency} but the evidence says {near.describe()} "
+            f"({near.currency})"
+        )
+    if differs_by_one_digit(q.text, near.text):
+        return (
+            f"{q.describe()} is not in the evidence, which says {near.describe()} "
+            "(differs by one digit)"
+        )
+    return f"{q.describe()} is not in the evidence; the closest there is {near.describe()}"
+
+
+MAX_ANSWER_FIGURES = 64
+"""Amounts of one answer that `backed_figures` works through (bounds hostile input)."""
+
+
+@lru_cache(maxsize=64)
+def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Quantity, ...]:
+    """The answer's amounts of money that its sources hold, and those that follow by the
+    answer's arithmetic from these (worked out in rounds from the held ones, so no two wrong
+    amounts back each other): what one claim may build on from another ("the total comes to
+    £4,395 … the remaining £3,895" after a £500 deposit)."""
+    figures = [a for a in distinct_quantities(answer_text, True) if a.currency]
+    figures = figures[:MAX_ANSWER_FIGURES]
+    if not figures or not source_texts:
+        return ()
+    indexes = [figure_index(t) for t in source_texts]
+    everywhere = [q for t in source_texts for q in distinct_quantities(t)]
+    backed = [a for a in figures if find_in(a, indexes) is not None]
+    rest = [a for a in figures if all(a is not b for b in backed)]
+    sentences = split_sentences(answer_text)
+
+    def sentence_of(a: Quantity) -> tuple[int, int]:
+        return next(((s, e) for s, e in sentences if s <= a.start < e), (a.start, a.end))
+
+    progress = True
+    while rest and progress:
+        progress = False
+        for a in list(rest):
+            s, e = sentence_of(a)
+            # a total or share of its own sentence's amounts, else arithmetic on any of them
+            near = [b for b in backed if s <= b.start < e]
+            known = [*backed, *everywhere]
+            if (
+                derived_from(a, known, own=near, counts=counts_in(answer_text[s:e])) is not None
+                or derived_from(a, known, own=backed) is not None
+            ):
+                backed.append(a)
+                rest.remove(a)
+                progress = True
+    return tuple(backed)
 
 
 # What a figure is counted per: "60 EUR each way", "25 EUR per night", "20 EUR a person" against
@@ -866,7 +919,8 @@ def is_action_claim(claim_text: str) -> bool:
     return not (_FUTURE.search(before + done.group(0)) or _IF_BEFORE.search(before))
 
 
-_CONDITION_CLAUSE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b[^,;:.]*", re.I)
+# ("charged whether or not the funds are recovered": a condition, no denial)
+_CONDITION_CLAUSE = re.compile(rf"\b(?:{CONDITION_OPENERS}|whether\s+or\s+not)\b[^,;:.]*", re.I)
 _IF_BEFORE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b", re.I)
 
 
@@ -1112,7 +1166,7 @@ def is_commitment_claim(claim_text: str) -> bool:
 # nothing a commitment grants.
 _DENIES = re.compile(
     r"\b(?:not|no|never|cannot|can['’]t|won['’]t|isn['’]t|aren['’]t|doesn['’]t|don['’]t|"
-    r"mustn['’]t|shan['’]t|non-refundable|nonrefundable)\b",
+    r"mustn['’]t|shan['’]t|non-refundable|nonrefundable|unable)\b",
     re.I,
 )
 

@@ -252,10 +252,13 @@ _HEADING = re.compile(r"^(?:\S+\s+){0,7}\S+:$")
 _WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 # A bare answer, also with its pronoun and auxiliary ("Yes, you can", "No, it isn't").
 _YES_NO = re.compile(
-    r"^(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
+    # "Power:** not really, I'm afraid." (a bold label before the bare answer)
+    r"^(?:\*{0,2}[A-Z][\w ]{0,30}:\*{0,2}\s+)?"
+    r"(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
     # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
-    r"not\s+yet|not\s+quite|not\s+straight\s+away|not\s+at\s+the\s+moment|not\s+right\s+now|"
-    r"(?:i['’]?m\s+)?afraid\s+not)(?:[,!]?\s*(?:you|we|it|they|that|this|"
+    r"not\s+yet|not\s+quite|not\s+really|not\s+straight\s+away|not\s+at\s+the\s+moment|"
+    r"not\s+right\s+now|(?:i['’]?m\s+)?afraid\s+not)"
+    r"(?:,\s*(?:i['’]?m\s+afraid|sadly|unfortunately))?(?:[,!]?\s*(?:you|we|it|they|that|this|"
     r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
     r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"
     r"\s*[.!,]?$",

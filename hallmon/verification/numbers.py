@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import islice
 from typing import Literal
 
 from hallmon.verification.text import NUMBER_WORDS
@@ -149,11 +150,22 @@ _ISO_DATETIME = re.compile(
     r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
     r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
 )
+# "on 11/30", "by 12/5": a month and day without a year, after a word that takes a date (a
+# bare "3/4" is a fraction, "24/7" a phrase)
+_SHORT_NUMERIC_DATE = re.compile(
+    r"\b(?:on|by|from|until|till|through|thru|before|after|since|due|starting|ending|of)\s+"
+    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
+    # "your 12/09 appointment": after "your"/"the" only with a two-digit part ("the 3/4
+    # mark" is a fraction)
+    r"|\b(?:your|the|this|next|that)\s+(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
+    r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)"
+)
 # "19/12/2026", "12/19/2026." (a full stop after it ends the sentence, not the date)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/]|\.\d)")
 _TIME = re.compile(
     r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
-    r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
+    # "09:47:12 UTC": the seconds belong to the time (the minute is what is compared)
+    r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
 )
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -181,7 +193,21 @@ _HEDGE = re.compile(
     r"more than|less than|under|up to|at least|at most|close to|upwards of)\s*[$€£¥₹]?\s*$",
     re.I,
 )
+_HALF_DURATION = re.compile(
+    r"\b(?:(?P<n>an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    r"(?:extra\s+|more\s+|additional\s+|further\s+)?(?P<unit>hour|day|week|"
+    r"month|year|minute)s?\s+and\s+a\s+half|(?P<n2>an?|one|two|three|four|five|six)\s+and\s+a\s+"
+    r"half\s+(?P<unit2>hour|day|week|month|year|minute)s?|half\s+an?\s+(?P<half_unit>hour|day|"
+    r"week|month|year|minute))\b",
+    re.I,
+)
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
+_UNIT_KEY = re.compile(
+    r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*$", re.I
+)
+_PENCE_KEY = re.compile(r"\b(?:pence|cents)\b[^.:;\d]{0,24}:?\s*$", re.I)
+_KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
+              "mins": "minutes", "hr": "hours", "hrs": "hours"}  # fmt: skip
 _REFERENCE = re.compile(
     r"\b(?:passages?|paragraphs?|documents?|docs?|sources?|contexts?|references?|options?|"
     r"methods?|steps?|items?|points?|answers?|questions?|parts?|sections?|chapters?|tips?|"
@@ -339,6 +365,15 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                     years=frozenset({float(year)}),
                 )
             )
+    for m in _SHORT_NUMERIC_DATE.finditer(text):
+        first = "a" if m.group("a") is not None else "a2"
+        start = m.start(first)
+        if not free(start, m.end()):
+            continue
+        a, b = int(m.group(first)), int(m.group("b" if first == "a" else "b2"))
+        readings = {f"--{mo:02d}-{d:02d}" for mo, d in ((a, b), (b, a)) if _valid(None, mo, d)}
+        if readings:
+            take(Quantity("date", text[start : m.end()], start, m.end(), dates=frozenset(readings)))
     for m in _TIME.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -367,6 +402,12 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         glued = m.group("glued")
         # One-letter scales only when glued ("4.2m", "$5k"): "819 B State St" is an address.
         scale_word = (m.group("scale") or m.group("scale1") or "").lower()
+        pence = glued == "p" and not m.group("sym") and not m.group("pct")
+        if pence:
+            # "a 73p fee", "9p a mile": pence are money, £0.73
+            pounds = _number(literal) / 100
+            take(_make(text, "money", start, m.end(), pounds, literal, 1.0, "GBP", ""))
+            continue
         if glued and claim:
             continue  # "MP3"-style ids and "4G" are not quantities; "4.2m", "5k" are scales
         if (
@@ -386,6 +427,14 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
         unit_match = _AFTER.match(after)
         unit = unit_match.group(1).lower() if unit_match else ""
+        in_pence = False
+        if not claim and not currency and not m.group("pct"):
+            # a tool's field named for its unit ("Minutes: 420", "Stale seconds: 1050")
+            keyed = _UNIT_KEY.search(text[max(0, start - 40) : start])
+            if keyed is not None:
+                unit = _KEY_UNITS.get(keyed.group(1).lower(), keyed.group(1).lower())
+            # "excess pence per mile 9", "Fee pence: 73": also read in pounds ("9p")
+            in_pence = _PENCE_KEY.search(text[max(0, start - 40) : start]) is not None
         end = m.end()
         if currency is None and unit in _CURRENCY_WORDS:
             currency = _CURRENCY_WORDS[unit]
@@ -404,8 +453,20 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             continue  # "a summary in 120 words": the answer's own length, not a fact
         if claim and (_OUT_OF.search(before) or _PER_WEEK.match(text, end)):
             continue  # "3.5 out of 5 stars", "seven days a week": scales and rates
-        take(_make(text, kind, start, end, value, literal, scale, currency, unit))
+        made = _make(text, kind, start, end, value, literal, scale, currency, unit)
+        take(replace(made, values=frozenset({value, value / 100})) if in_pence else made)
 
+    for m in _HALF_DURATION.finditer(text):
+        # "an hour and a half", "half an hour", "two and a half days": a length, as "1.5 hours"
+        if not free(m.start(), m.end()):
+            continue
+        if m.group("half_unit"):
+            value, unit = 0.5, m.group("half_unit").lower()
+        else:
+            count = (m.group("n") or m.group("n2")).lower()
+            value = (1.0 if count in ("a", "an") else float(NUMBER_WORDS[count])) + 0.5
+            unit = (m.group("unit") or m.group("unit2")).lower()
+        take(_make(text, "number", m.start(), m.end(), value, "1", 1.0, None, unit + "s"))
     for m in _WORD_NUMBER.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -843,19 +904,25 @@ def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
     """How an amount of money in the claim is a known percentage of a known amount, or that
     amount with the percentage added or taken off, to the cent; or None. Only amounts in the
     claim's currency (or none) are bases."""
-    percents = [p for p in known if p.kind == "percent" and p.values]
+    # the first few of each (islice: a context of thousands of figures is not read whole)
+    percents = list(islice((p for p in known if p.kind == "percent" and p.values), MAX_DERIVED))
     if not percents:
         return None
-    bases = [
-        b
-        for b in known
-        if b.kind in ("money", "number")
-        and b.values
-        and b is not q
-        and (b.currency is None or q.currency is None or b.currency == q.currency)
-    ]
-    for p in percents[:MAX_DERIVED]:
-        for b in bases[:MAX_DERIVED]:
+    bases = list(
+        islice(
+            (
+                b
+                for b in known
+                if b.kind in ("money", "number")
+                and b.values
+                and b is not q
+                and (b.currency is None or q.currency is None or b.currency == q.currency)
+            ),
+            MAX_DERIVED,
+        )
+    )
+    for p in percents:
+        for b in bases:
             for share in p.values:
                 if not 0 < share < 1000:
                     continue
@@ -879,7 +946,7 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
     clock = _clock_minutes(q)
     if clock is None or not clock[1]:
         return None
-    times = [t for t in known if t.kind == "time" and t.values][:MAX_DERIVED]
+    times = list(islice((t for t in known if t.kind == "time" and t.values), MAX_DERIVED))
     for i, a in enumerate(times):
         for b in times[i + 1 :]:
             gaps = {abs(x - y) % 1440 for x in a.values for y in b.values}
@@ -917,17 +984,44 @@ def _total(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str |
 def _share(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
     """How an amount is one of the claim's grounded amounts split over a stated count, to the
     cent ("$1,256.85, or about $24.17 per person" for 52 people), or None."""
-    amounts = [a for a in own if a.kind == "money" and a is not q and a.values][:MAX_DERIVED]
-    counts = [
-        c for c in known if c.kind == "number" and not c.currency and c.values and c is not q
-    ][: MAX_DERIVED * 2]
-    for a in amounts:
-        for c in counts:
-            for x in a.values:
-                for n in c.values:
-                    if n >= 2 and n == int(n) and any(abs(x / n - v) <= 0.005 for v in q.values):
-                        return f"{q.describe()} is {a.describe()} split {int(n)} ways"
+    amounts = tuple(
+        (x, a.describe())
+        for a in [a for a in own if a.kind == "money" and a is not q and a.values][:MAX_DERIVED]
+        for x in sorted(a.values)
+    )
+    if not amounts:
+        return None
+    counts = tuple(
+        sorted(
+            set(
+                islice(
+                    (
+                        int(n)
+                        for c in known
+                        if c.kind == "number" and not c.currency
+                        for n in c.values
+                        if 2 <= n <= 100_000 and n == int(n)
+                    ),
+                    MAX_DERIVED * 2,
+                )
+            )
+        )
+    )
+    shares, how = _quotients(amounts, counts)
+    for v in q.values:
+        i = bisect.bisect_left(shares, v - 0.005)
+        if i < len(shares) and shares[i] <= v + 0.005:
+            return f"{q.describe()} is {how[i]}"
     return None
+
+
+@lru_cache(maxsize=32)
+def _quotients(
+    amounts: tuple[tuple[float, str], ...], counts: tuple[int, ...]
+) -> tuple[list[float], list[str]]:
+    """Every amount divided by every count, sorted, with how each was made."""
+    made = sorted((x / n, f"{text} split {n} ways") for x, text in amounts for n in counts)
+    return [m[0] for m in made], [m[1] for m in made]
 
 
 @lru_cache(maxsize=32)
@@ -971,7 +1065,7 @@ def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity])
         return None
 
     def operands(items: Sequence[Quantity], cap: int) -> tuple[_Operand, ...]:
-        picked = [b for b in items if b.kind in ("money", "number") and b.values][:cap]
+        picked = islice((b for b in items if b.kind in ("money", "number") and b.values), cap)
         return tuple((x, b.currency, b.describe()) for b in picked for x in sorted(b.values))
 
     results, lookup = _results(operands(own, MAX_DERIVED), operands(known, MAX_DERIVED * 2))

@@ -194,10 +194,18 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "book": ("rebook", "reschedul", "reserv"),
     "send": ("resen", "re-sen", "resubmit"),
     "create": ("reissu", "reorder", "reopen"),
+    # operations on running systems ("I've run the rollout restart", "restarted the pod")
+    "restart": ("restart", "reboot", "redeploy", "bounc"),
+    "rollback": ("rollback", "undo", "revert"),
+    "failover": ("failover", "switchover"),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
-    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted)"
+    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
+    r"rebooted|redeployed|reverted|"
+    # "I've run the rollout restart", "triggered a failover"
+    r"(?:run|ran|triggered|executed|kicked\s+off|performed)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?"
+    r"(?:restart|reboot|redeploy|rollback|failover|switchover))"
 )
 _MORE_PAST = re.compile(
     r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
@@ -281,7 +289,11 @@ def _compare(
     matched: list[str] = []
     mismatched: list[str] = []
     aside: list[str] = []  # mismatches another call explains, if this one matched anything
-    for ident in _identifiers(claim_text):
+    idents = _identifiers(claim_text)
+    # Calls about the same thing as this one: "a recall for wire FT2611270093 of $48,250.00"
+    # against a recall call taking the wire's id and a lookup of that wire holding its amount.
+    same_thing = [o for o in elsewhere if any(call.holds(i) and o.holds(i) for i in idents)]
+    for ident in idents:
         if call.holds(ident):
             matched.append(ident)
         elif any(o.holds(ident) for o in elsewhere):
@@ -309,16 +321,25 @@ def _compare(
                              for k, v, c in amounts[:3])  # fmt: skip
             # Only beside an amount that matched this call: "I've refunded €9.99" against a
             # €4.99 refund stays a mismatch, whatever the order lookup holds.
-            held = (bool(primary) or not beside_match) and (
-                any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere)
-                or find_match(q, list(stated)) is not None
-                or derived_from(
-                    q,
-                    [*claimed, *stated],
-                    own=[c for c in claimed if c is not q],
-                    counts=counts_in(claim_text),
+            of_same_thing = any(
+                same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in same_thing
+            )
+            held = of_same_thing or (
+                (bool(primary) or not beside_match)
+                and (
+                    any(
+                        same_as(q, o.amounts()) or same_as(q, o.amounts(other=True))
+                        for o in elsewhere
+                    )
+                    or find_match(q, list(stated)) is not None
+                    or derived_from(
+                        q,
+                        [*claimed, *stated],
+                        own=[c for c in claimed if c is not q],
+                        counts=counts_in(claim_text),
+                    )
+                    is not None
                 )
-                is not None
             )
             (aside if held else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
@@ -505,8 +526,13 @@ _MODAL_BEFORE = re.compile(
     r"(?:\w+\s+)?be\s+(?:\w+\s+)?$",
     re.I,
 )
-# "It's only confirmed once we've received payment": the status on a condition, not now.
-_CONDITION_BEFORE = re.compile(r"\b(?:only|once|until|unless|if|when)\b[^,;:.!?]*$", re.I)
+# "It's only confirmed once we've received payment", "whether or not the funds are returned",
+# "applied to your invoice rather than paid in cash": a status on a condition, or denied.
+_CONDITION_BEFORE = re.compile(
+    r"\b(?:only|once|until|unless|if|when|whether)\b[^,;:.!?]*$"
+    r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$",
+    re.I,
+)
 # "I've provisionally booked the hall": a provisional booking, whatever the verb.
 _PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
 _STATUS_RE = re.compile(
@@ -629,6 +655,38 @@ def _list_sizes(call: ToolCall, noun: str) -> list[int]:
     return [len(v) for v in indices.values()]
 
 
+_EVENT_STEMS = {"closed": ("clos", "end"), "completed": ("complet", "finish", "end"),
+                "expired": ("expir", "end"), "opened": ("open", "start"),
+                "started": ("start", "open")}  # fmt: skip
+_EXPECTED_KEY = re.compile(r"estimat|expect|eta|due|schedul|plan|target", re.I)
+
+
+def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
+    """Whether the status word names an event the call dates, at the claim's date or time
+    ("the comment period closed on 11 November": `comment_period_closes: 2026-11-11`;
+    "completed 09:47:12 UTC": `completed_at`). An expected date (`estimated_delivery`) is
+    no event that happened."""
+    stems = _EVENT_STEMS.get(word.lower(), (word.lower()[:5],))
+    if any(len(stem) < 3 for stem in stems):
+        return False
+    said = extract_quantities(claim_text, True)
+    for key, value in call.fields:
+        leaf = key.rsplit(".", 1)[-1].lower()
+        if not key.startswith("output.") or leaf == "status" or not any(x in leaf for x in stems):
+            continue
+        if _EXPECTED_KEY.search(leaf):
+            continue
+        held = extract_quantities(value, False)
+        if any(
+            (q.kind == "date" and any(h.kind == "date" and dates_match(q.dates, h.dates)
+                                      for h in held))
+            or (q.kind == "time" and any(h.kind == "time" and q.values & h.values for h in held))
+            for q in said
+        ):  # fmt: skip
+            return True
+    return False
+
+
 def _in_list(key: str) -> bool:
     """Whether a flattened field ("output.orders.1.status") is a field of a list element."""
     return key.rpartition(".")[0].rpartition(".")[2].isdigit()
@@ -727,6 +785,7 @@ def check_tool_facts(
         and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
     }
     listed_count = _quantified(claim_text)
+    said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
     for call in about:
         if listed_count is not None and listed_count[0] is not None:
             sizes = _list_sizes(call, listed_count[1])
@@ -743,11 +802,29 @@ def check_tool_facts(
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
+        # the words of its other coded fields ("blocked … as lost": `block_reason:
+        # reported_lost`); never free text, which may say anything ("notes": "tell parents
+        # the registration is approved")
+        reasons = " ".join(
+            _norm_status(v)
+            for k, v in call.fields
+            if k.startswith("output.")
+            and k.rsplit(".", 1)[-1] not in ("status", "state")
+            and re.fullmatch(r"[a-z]+(?:_[a-z]+){0,3}", v) is not None
+        )
         for said in known:
             if not statuses:
                 continue
-            if _status_holds(claim_text, said, statuses, listed):
+            if _status_holds(claim_text, said, statuses, listed) or (
+                not _EVERY.search(claim_text) and re.search(rf"\b{re.escape(said)}\b", reasons)
+            ):
+                # also a word the call holds in another field ("blocked … as lost": `reason`)
                 matched.append(f"status {said}")
+                said_statuses.setdefault(said, set()).add(call.tool)
+            elif _names_field(call, said, claim_text):
+                # "the comment period closed on 11 November": `comment_period_closes`, an
+                # event the call dates, not the application's status
+                matched.append(f"{said} (a field of {call.tool})")
             else:
                 mismatched.append(
                     f"status '{said}' but {call.tool} says {', '.join(sorted(statuses))}"
@@ -764,9 +841,15 @@ def check_tool_facts(
                 mismatched.append(
                     f"carrier '{said}' but {call.tool} says {', '.join(sorted(carriers))}"
                 )
-    # A figure one of the calls holds is no mismatch for another ("CR-5 stays due back on
-    # December 5; extending it to December 8 failed": December 8 is the failed call's).
-    mismatched = [x for x in mismatched if not any(x.startswith(f"{m} ") for m in matched)]
+    # A figure or status one of the calls holds is no mismatch for another ("CR-5 stays due
+    # back on December 5; extending it to December 8 failed": December 8 is the failed
+    # call's; "check #1047 has an active stop": the stop is active, the check outstanding).
+    mismatched = [
+        x
+        for x in mismatched
+        if not any(x.startswith(f"{m} ") for m in matched)
+        and not any(x.startswith(f"status '{w}' ") for w in said_statuses)
+    ]
     if not matched:
         mismatched += aside
     where = ", ".join(c.source_id for c in about)
@@ -941,7 +1024,9 @@ _EXCEPTION = re.compile(
 # "we are unable to waive the fee"): the negation right before the favour's word.
 _REFUSED_BEFORE = re.compile(
     r"\b(?:could(?:n['’]t|\s+not)|can(?:not|['’]t)|unable\s+to|(?:was|were|am|are|is)(?:n['’]t|"
-    r"\s+not)\s+able\s+to|won['’]t|will\s+not|didn['’]t|did\s+not|not\s+(?:been\s+)?able\s+to)"
+    r"\s+not)\s+able\s+to|won['’]t|will\s+not|didn['’]t|did\s+not|not\s+(?:been\s+)?able\s+to|"
+    # "I tried to extend it, but …": an attempt, granted by nothing; "extend it yourself"
+    r"tried\s+to|attempted\s+to)"
     r"(?:\s+\w+){0,2}\s*$",
     re.I,
 )
@@ -976,6 +1061,7 @@ _CALENDAR = re.compile(
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
+_YOURSELF = re.compile(r"(?:\s+\w+){0,3}?\s+yourself\b", re.I)
 _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
 
 
@@ -990,9 +1076,10 @@ def check_exception(
         k
         for m in _EXCEPTION.finditer(claim_text)
         if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
+        and not _YOURSELF.match(claim_text, m.end())
         for k, v in m.groupdict().items()
         if v
-    ]  # "I couldn't extend your booking" grants nothing
+    ]  # "I couldn't extend your booking", "extend it yourself in the app" grant nothing
     if not found or not _AGENT_VOICE.search(claim_text):
         return None
     idents = _identifiers(claim_text)
@@ -1102,20 +1189,27 @@ def _when_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
     "your address was added at 08:41 on 30 November" and `"added_at": "2026-11-30T08:41Z"`
     (the verb is the claim's, and the claim's dates are the field's), or None."""
     dated = _claim_dates(claim_text)
-    if not dated:
+    timed = [q for q in extract_quantities(claim_text, True) if q.kind == "time"]
+    if not (dated or timed):
         return None
     said = content_tokens(claim_text)
     for call in calls:
         if call.status != "ok":
             continue
-        for key, found in call.dates():
+        for key, value in call.fields:
             leaf = key.rsplit(".", 1)[-1].lower()
             verb = re.match(r"([a-z]+?)(?:_at|_on|_date|_time)$", leaf)
             if verb is None or not key.startswith("output."):
                 continue
             if not content_tokens(verb.group(1)) or not content_tokens(verb.group(1)) <= said:
                 continue
-            if all(dates_match(q.dates, found) for q in dated):
+            held = extract_quantities(value, False)  # "was logged at 08:52": the time too
+            if all(
+                any(h.kind == "date" and dates_match(q.dates, h.dates) for h in held) for q in dated
+            ) and (  # one of the claim's times ("logged at 08:52 … before your trip at 09:00")
+                not timed
+                or any(h.kind == "time" and q.values & h.values for h in held for q in timed)
+            ):
                 return CheckResult(
                     name="tool_fact",
                     passed=True,

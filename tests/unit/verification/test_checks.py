@@ -738,3 +738,24 @@ def test_a_promise_after_its_reasons_is_judged_on_the_promise() -> None:
         [cover],
     )
     assert other.passed is not True
+
+
+def test_two_wrong_amounts_never_back_each_other() -> None:
+    prices = doc("The room costs £35 and the booking fee is £20.")
+
+    def judged(answer: str) -> list[bool | None]:
+        return [check_numbers(c, [], [prices], answer).passed for c in answer.split("|")]
+
+    # a total in its own sentence adds up amounts the other sentence holds
+    assert judged("That's £35 for the room plus the £20 fee.|So the total is £55.") == [True, True]
+    # a wrong room price and a total consistent with it: neither backs the other
+    assert judged("That's £50 for the room plus the £20 fee.|So the total is £70.") == [
+        False,
+        False,
+    ]
+
+
+def test_whether_or_not_in_a_policy_is_a_condition_not_a_refusal() -> None:
+    fees = doc("Each recall request is charged at $75, whether or not the funds are recovered.")
+    said = "We are unable to guarantee that the funds will be recovered, or when."
+    assert check_commitment(said, [fees]).passed is not False

@@ -365,10 +365,19 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
     assert [c.text for c in extract_claims("No, it isn't.").claims] == ["No, it isn't."]
 
 
-@pytest.mark.parametrize("bare", ["Sadly not yet.", "Not yet.", "I'm afraid not.", "Not quite."])
+@pytest.mark.parametrize(
+    "bare",
+    [
+        "Sadly not yet.",
+        "Not yet.",
+        "I'm afraid not.",
+        "Not quite.",
+        "**Power:** not really, I'm afraid.",
+    ],
+)
 def test_a_bare_not_yet_is_folded_like_a_no(bare: str) -> None:
     (claim,) = extract_claims(f"{bare} Your results are still being processed.").claims
-    assert claim.span.start == 0 and claim.text.endswith("still being processed.")
+    assert claim.span.start <= 2 and claim.text.endswith("still being processed.")  # "**" off
 
 
 @pytest.mark.parametrize(

@@ -277,3 +277,23 @@ def test_days_after_the_end_of_a_month_count_from_that_day() -> None:
     assert "2026-12-03" in _shifted("2026-11-30", days=3)  # was 1 December (day clamped to 28)
     assert "--03-02" in _shifted("--02-28", days=2)
     assert "2027-02-28" in _shifted("2027-01-31", months=1)  # month arithmetic still clamps
+
+
+def test_ops_and_us_forms_of_times_dates_lengths_and_pence() -> None:
+    (t,) = extract_quantities("The rollout completed at 09:47:12 UTC.")
+    assert t.kind == "time" and t.values == frozenset({587.0, 1307.0})
+    charged, ships = extract_quantities("It was charged on 11/30 and ships on 12/10.")
+    assert charged.dates == frozenset({"--11-30"}) and "--12-10" in ships.dates
+    assert extract_quantities("your 12/09 appointment")[0].kind == "date"
+    assert [q.kind for q in extract_quantities("past the 3/4 mark")] == ["number", "number"]
+    (fee,) = extract_quantities("plus a 73p fee")
+    assert fee.kind == "money" and fee.values == frozenset({0.73}) and fee.currency == "GBP"
+    (extra,) = extract_quantities("An extra hour and a half would help.")
+    assert extra.values == frozenset({1.5}) and extra.unit == "hours"
+    # a tool's field named for its unit or in pence
+    (age,) = extract_quantities("Age s: 1050.", False)
+    assert find_match(extract_quantities("(17.5 min)")[0], [age]) is age
+    (minutes,) = extract_quantities("Minutes: 420.", False)
+    assert find_match(extract_quantities("the seven-hour window")[0], [minutes]) is minutes
+    (pence,) = extract_quantities("excess pence per mile 9", False)
+    assert find_match(extract_quantities("9p a mile")[0], [pence]) is pence
