@@ -1052,31 +1052,51 @@ def counts_in(text: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-_Operand = tuple[float, str | None, str]  # value, currency, how it was written
+def _length_unit(unit: str | None) -> str:
+    """The unit of a length of time ("day", "minute"), or "" for any other figure."""
+    key = _unit_key(unit)
+    return (
+        key if key in _DURATION_DAYS or key + "s" in _DURATION_DAYS or key in _PER_MINUTES else ""
+    )
+
+
+# value, currency, how it was written, its length unit ("" for an amount or any other figure)
+_Operand = tuple[float, str | None, str, str]
+_Made = tuple[tuple[str | None, str | None], str, bool]  # currencies, words, whether money
 
 
 def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
     """How an amount of the claim is the sum, difference or product of one of the claim's
     own grounded figures and a stated figure, or None. Small whole numbers that are not money
-    are left alone (almost any two figures give one). The results are computed once per
-    claim (`_results`), so each missing figure costs a lookup, not a product of the lists."""
+    are left alone (almost any two figures give one). Sums and differences are of figures in
+    one unit ("$3.50 + 7 days" is none); an amount of money needs an operand that is no
+    length of time. The
+    results are computed once per claim (`_results`), so each missing figure costs a lookup,
+    not a product of the lists."""
     values = [v for v in q.values if q.currency or v >= 100 or v != int(v)]
     if not values:
         return None
 
     def operands(items: Sequence[Quantity], cap: int) -> tuple[_Operand, ...]:
         picked = islice((b for b in items if b.kind in ("money", "number") and b.values), cap)
-        return tuple((x, b.currency, b.describe()) for b in picked for x in sorted(b.values))
+        return tuple(
+            (x, b.currency, b.describe(), "" if b.currency else _length_unit(b.unit))
+            for b in picked
+            for x in sorted(b.values)
+        )
 
     results, lookup = _results(operands(own, MAX_DERIVED), operands(known, MAX_DERIVED * 2))
     tolerance = max(0.005, q.tolerance)
+    money = q.kind == "money"
     for v in values:
         for i in range(bisect.bisect_left(results, v - tolerance), len(results)):
             if results[i] > v + tolerance:
                 break
-            currencies, text = lookup[i]
-            if text != q.describe() and all(
-                c is None or q.currency is None or c == q.currency for c in currencies
+            currencies, text, moneyish = lookup[i]
+            if (
+                text != q.describe()
+                and (moneyish or not money)
+                and all(c is None or q.currency is None or c == q.currency for c in currencies)
             ):
                 return f"{q.describe()} is {text}"
     return None
@@ -1085,15 +1105,23 @@ def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity])
 @lru_cache(maxsize=32)
 def _results(
     mine: tuple[_Operand, ...], pool: tuple[_Operand, ...]
-) -> tuple[list[float], list[tuple[tuple[str | None, str | None], str]]]:
-    """Every sum, difference and product of an operand of `mine` and one of `pool`, sorted,
-    with the currencies and the words that made each."""
-    made: list[tuple[float, tuple[str | None, str | None], str]] = []
-    for x, xc, xt in mine:
-        for y, yc, yt in pool:
+) -> tuple[list[float], list[_Made]]:
+    """Every sum and difference (of figures in one unit) and product of an operand of `mine`
+    and one of `pool`, sorted, with the currencies, the words that made each and whether an
+    operand is no length of time."""
+    made: list[tuple[float, _Made]] = []
+    said = {t for _, _, t, _ in mine}
+    for x, xc, xt, xu in mine:
+        for y, yc, yt, yu in pool:
             if (x, xt) == (y, yt):
                 continue
-            for how, r in (("+", x + y), ("-", abs(x - y)), ("×", x * y)):
-                made.append((r, (xc, yc), f"{xt} {how} {yt}"))
+            moneyish = xu == "" or yu == ""
+            if xu == yu:
+                made.append((x + y, ((xc, yc), f"{xt} + {yt}", moneyish)))
+                made.append((abs(x - y), ((xc, yc), f"{xt} - {yt}", moneyish)))
+            # an amount times a count or rate the claim states ("52 x $18.50"; not "$3.50"
+            # times the "three" of "three no-shows" in a policy), never two amounts
+            if not (xc and yc) and (not xc or yt in said):
+                made.append((x * y, ((xc, yc), f"{xt} × {yt}", moneyish)))
     made.sort(key=lambda m: m[0])
-    return [m[0] for m in made], [(m[1], m[2]) for m in made]
+    return [m[0] for m in made], [m[1] for m in made]

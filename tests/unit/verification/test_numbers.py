@@ -297,3 +297,15 @@ def test_ops_and_us_forms_of_times_dates_lengths_and_pence() -> None:
     assert find_match(extract_quantities("the seven-hour window")[0], [minutes]) is minutes
     (pence,) = extract_quantities("excess pence per mile 9", False)
     assert find_match(extract_quantities("9p a mile")[0], [pence]) is pence
+
+
+def test_arithmetic_keeps_its_units_and_its_counts_from_the_claim() -> None:
+    policy = extract_quantities(
+        "The fare is $3.50 each way. Book 1 to 7 days ahead; three no-shows lead to a ban.", False
+    )
+    claim = extract_quantities("Your grandson pays the $3.50 fare, so the round trip is $10.50.")
+    fare, total = claim
+    # not '$3.50' + '7 days', not '$3.50' × the policy's "three"
+    assert derived_from(total, [*policy, fare], own=[fare]) is None
+    counted = extract_quantities("52 x $18.50 = $962.00")
+    assert derived_from(counted[-1], counted, own=counted[:-1]) is not None
