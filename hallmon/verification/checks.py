@@ -993,6 +993,7 @@ def check_action(claim_text: str, sources: Sequence[Source]) -> CheckResult:
 _UP = (
     "up", "healthy", "operational", "online", "running", "active", "available", "normal", "ok",
     "green", "working", "restored", "resolved", "live", "enabled", "fine", "stable",
+    "recovering", "pulling", "cooling",
 )
 _DOWN = (
     "down", "unhealthy", "degraded", "offline", "failing", "failed", "unavailable", "outage",
@@ -1004,13 +1005,16 @@ _SUBJECTS = (
     r"service|services|system|systems|server|servers|database|db|api|site|website|app|"
     r"application|account|network|cluster|queue|payments?|deployment|status|platform|portal|"
     r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection|"
-    r"sensor|device|hub|camera|router|modem|charger|connector|meter|lift|elevator|printer"
+    r"sensor|device|hub|camera|router|modem|charger|connector|meter|lift|elevator|printer|"
+    r"unit|temperatures?|coil|compressor|feed|pump"
 )
 _CLAIM_STATES = (
     "up", "down", "healthy", "unhealthy", "degraded", "operational", "online", "offline",
     "running", "unavailable", "unreachable", "restored", "suspended", "locked", "active",
     "inactive", "disabled", "enabled", "failing", "crashed", "back up", "up and running",
-    "working", "experiencing an outage", "experiencing issues",
+    "working", "experiencing an outage", "experiencing issues", "stable", "normal",
+    "back to normal", "within the normal range", "within normal range", "recovering",
+    "pulling back down", "cooling down",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
@@ -1027,7 +1031,7 @@ _GENERIC_SUBJECTS = frozenset(
 )  # fmt: skip
 
 
-_STATUS_TOOL = re.compile(r"status|health|state|ping|monitor|telemetry|metrics", re.I)
+_STATUS_TOOL = re.compile(r"status|health|state|ping|monitor|telemetry|metrics|reading", re.I)
 # "I can't confirm yet whether the sensor is back online": the state is asked, not asserted.
 _UNSURE = re.compile(
     r"\b(?:whether|if)\b|\b(?:can(?:no|['’])t|cannot|couldn['’]t|unable\s+to|not\s+able\s+to)"

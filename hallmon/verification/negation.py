@@ -146,9 +146,20 @@ def _denial(
     return None
 
 
+_BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+", re.I)
+_RULE = re.compile(r"\b(?:may|might|can|could|must|should|shall)\b(?!\s+not\b)", re.I)
+_NO_LONGER = re.compile(r"\bno\s+longer\b|\bnot\b[^.;]{0,40}\bany\s?more\b", re.I)
+# a tool that reads ("get_student", "orders.list"), against one that acts
+_LOOKUP = re.compile(r"(?:^|[._])(?:get|list|search|lookup|fetch|read|view|status|describe|"
+                     r"find|query|check|track)(?:[._]|$)", re.I)  # fmt: skip
+
+
 def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """Fails when the claim is negated and a source sentence with (nearly) all its content
     words is not, or the other way round (`_denies`); None otherwise."""
+    # a bare answer folded before the claim ("No. The endpoint is reachable again") is the
+    # answer to the question, not a negation of what follows
+    claim_text = _BARE_ANSWER.sub("", claim_text, count=1)
     # "free" claims a price of zero; "not free" agrees with any price.
     negated = bool(_NEGATION.search(claim_text))
     free = bool(_FREE.search(claim_text)) and not negated
@@ -161,6 +172,13 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
         return None
     if not negated and not free:
         return _denial(claim_text, words, sources)
+    if _NO_LONGER.search(claim_text) and any(
+        s.kind == "tool_result" and s.tool_status == "ok" and not _LOOKUP.search(s.tool or "")
+        for s in sources
+    ):
+        # "She's no longer in the Thursday group" after a move the agent made: the lookup
+        # before it still says the old state, which is the claim's point, not its denial.
+        return None
     seen = 0
     for source in sources:
         if source.kind == "user_input":
@@ -169,6 +187,8 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
             seen += 1
             if seen > MAX_SENTENCES:
                 return None
+            if negated and not free and _RULE.search(sentence):
+                continue  # "may extend … only by publishing a notice": a rule, no fact denied
             covered = len(words & content_tokens(sentence)) / len(words)
             if (
                 free

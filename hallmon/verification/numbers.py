@@ -168,6 +168,11 @@ _TIME = re.compile(
     r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
 )
+_TIME_RANGE = re.compile(
+    r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till)\s*"
+    r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
+    re.I,
+)
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>US\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
@@ -374,6 +379,21 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         readings = {f"--{mo:02d}-{d:02d}" for mo, d in ((a, b), (b, a)) if _valid(None, mo, d)}
         if readings:
             take(Quantity("date", text[start : m.end()], start, m.end(), dates=frozenset(readings)))
+    for m in _TIME_RANGE.finditer(text):
+        # "from 8 to 10am": the first hour takes the range's am/pm, or the other half of the day
+        h1, m1 = int(m.group("h1")), int(m.group("m1") or 0)
+        h2, m2 = int(m.group("h2")), int(m.group("m2") or 0)
+        if not (1 <= h1 <= 12 and 1 <= h2 <= 12 and m1 < 60 and m2 < 60):
+            continue
+        if not free(m.start(), m.end()):
+            continue
+        pm = m.group("ampm").lower().startswith("p")
+        second = float((h2 % 12 + (12 if pm else 0)) * 60 + m2)
+        opening = {float((h1 % 12) * 60 + m1), float((h1 % 12 + 12) * 60 + m1)}
+        take(Quantity("time", text[m.start() : m.end("h1m")], m.start(), m.end("h1m"),
+                      values=frozenset(opening)))  # fmt: skip
+        take(Quantity("time", text[m.start("h2") : m.end()].strip(), m.start("h2"), m.end(),
+                      values=frozenset({second})))  # fmt: skip
     for m in _TIME.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -421,8 +441,9 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         if scale_word in ("m", "b") and not m.group("sym") and not claim:
             scale = 1.0  # "5 m" on the evidence side is more often metres than millions
         value = _number(literal) * scale
-        if m.group("neg") and (m.start() == 0 or text[m.start() - 1] in " (\t\n"):
-            value = -value
+        at = m.start("neg")
+        if m.group("neg") and (at == 0 or text[at - 1] in " (\t\n:=~"):
+            value = -value  # "-14.9 °C", "C: -14.9" (not the hyphen of "A-14")
         after = text[m.end() : m.end() + 30]
         currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
         unit_match = _AFTER.match(after)
@@ -857,6 +878,7 @@ def derived_from(
             or (_arithmetic(q, own, known) if own else None)
             or (_total(q, own, counts) if q.kind == "money" else None)
             or (_share(q, own, known) if q.kind == "money" else None)
+            or (_counted(q, own, counts) if q.kind == "money" else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -981,6 +1003,19 @@ def _total(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str |
     return None
 
 
+def _counted(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str | None:
+    """How an amount is one of the claim's amounts times a count it states in words ("six
+    wooden poles … at £14.20 … come to £85.20"), to the cent, or None."""
+    for a in own:
+        if a.kind != "money" or a is q:
+            continue
+        for x in a.values:
+            for n in counts:
+                if any(abs(x * n - v) <= 0.005 for v in q.values):
+                    return f"{q.describe()} is {a.describe()} × {n}"
+    return None
+
+
 def _share(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity]) -> str | None:
     """How an amount is one of the claim's grounded amounts split over a stated count, to the
     cent ("$1,256.85, or about $24.17 per person" for 52 people), or None."""
@@ -1035,7 +1070,8 @@ def _sums(values: tuple[float, ...], counts: tuple[int, ...]) -> list[float]:
 
 _COUNT_WORDS = {w: n for w, n in NUMBER_WORDS.items() if 2 <= n <= 20}
 _COUNTED = re.compile(
-    r"\b(?P<n>\d{1,2}|" + "|".join(_COUNT_WORDS) + r")\s+(?:\S+\s+){0,6}?[a-z]+s\b",
+    # a lookahead, so that "two H-poles and four stay wires" yields both counts
+    r"\b(?P<n>\d{1,2}|" + "|".join(_COUNT_WORDS) + r")(?=\s+(?:\S+\s+){0,6}?[a-z]+s\b)",
     re.I,
 )
 

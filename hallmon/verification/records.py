@@ -183,9 +183,14 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
 _DENIED_AS = ((re.compile(r"\b(?:out\s+of\s+stock|sold\s+out)\b"), "not in stock"),)
 
 
+_BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+")
+
+
 def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
     """(words, negated) per comma-separated piece of each clause."""
-    text = text.lower()
+    # a bare answer folded before the claim ("No. The endpoint is reachable again") negates
+    # nothing in it
+    text = _BARE_ANSWER.sub("", text.lower(), count=1)
     for pattern, meaning in _DENIED_AS:
         text = pattern.sub(meaning, text)
     for clause in _CLAUSE.split(text):

@@ -153,6 +153,21 @@ class ToolCall:
                 out.append((key, frozenset().union(*(q.dates for q in found))))
         return out
 
+    def times(self) -> list[tuple[str, frozenset[float]]]:
+        """(key, minutes of the day) of the fields holding a time: ISO datetimes and clock
+        times ("2026-12-07T15:00:00+00:00", "14:20")."""
+        out = []
+        for key, value in self.fields:
+            if not (_ISO_VALUE.match(value) or _CLOCK_VALUE.fullmatch(value)):
+                continue
+            found = [q for q in extract_quantities(value, False) if q.kind == "time"]
+            if found:
+                out.append((key, frozenset().union(*(q.values for q in found))))
+        return out
+
+
+_CLOCK_VALUE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+
 
 def _flatten(prefix: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
     if depth > MAX_DEPTH:
@@ -191,7 +206,7 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "extend": ("extend", "extension", "renew", "prolong"),
     "activate": ("activat", "enabl", "reinstat"),
     # Re-done actions are the same kind as the first time ("rebooked" is booking).
-    "book": ("rebook", "reschedul", "reserv"),
+    "book": ("rebook", "reschedul", "reserv", "moved"),
     "send": ("resen", "re-sen", "resubmit"),
     "create": ("reissu", "reorder", "reopen"),
     # operations on running systems ("I've run the rollout restart", "restarted the pod")
@@ -201,7 +216,7 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
-    r"rebooked|rescheduled|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
+    r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
     r"rebooted|redeployed|reverted|"
     # "I've run the rollout restart", "triggered a failover"
     r"(?:run|ran|triggered|executed|kicked\s+off|performed)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?"
@@ -269,6 +284,9 @@ def _same_amounts(
     return [f for f in fields if any(abs(f[1] - x) <= max(0.005, q.tolerance) for x in q.values)]
 
 
+_QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -307,11 +325,21 @@ def _compare(
         same = _same_amounts(q, fields)
         return bool(same) and all(c is None or c == q.currency for _, _, c in same)
 
-    claimed = _claim_amounts(claim_text) if amounts else []
+    # figures inside quotation marks are words quoted ('reads "E & T 12.06.27"'), not facts
+    # compared with fields; the quote check reads them
+    bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), claim_text)
+    claimed = _claim_amounts(bare) if amounts else []
     primary = [q for q in claimed if same_as(q, amounts)]
     for q in claimed:
         if q in primary:
             matched.append(q.describe())
+        elif not beside_match and (
+            find_match(q, [p for p in stated if p.currency]) is not None
+            or any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere)
+        ):
+            # a fact's amount the policy states ("minus a $15 cancellation fee") or another
+            # call holds (the rateable value the property lookup returned)
+            continue
         elif primary and same_as(q, others):
             # "I've refunded €30, half of your €60 order": the €60 is the call's
             # `original_eur`, said beside the amount that matched, not instead of it.
@@ -352,16 +380,36 @@ def _compare(
         if later and not any(d & today for _, d in later):
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in later[:3])
             mismatched.append(f"'immediately' but {call.tool} says {said}")
-    for q in _claim_dates(claim_text):
+    for q in _claim_dates(bare):
         if not dates:
             continue
         if any(dates_match(q.dates, d) for _, d in dates):
             matched.append(q.describe())
+        elif not beside_match and (
+            any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
+            or any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
+        ):
+            continue  # a fact's date the policy states ("after the November 20 deadline")
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
             held = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
             (aside if held else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
+            )
+    if beside_match:
+        # an action's time ("moved to 14:20") is the call's, when the call states times
+        times = call.times()
+        clock = [q for q in extract_quantities(bare, True) if q.kind == "time"]
+        # beside a time of this call, another call's time is context ("your 10:40
+        # appointment moved to 15:00"); alone, a slot a search listed is not what was done
+        timed = any(q.values & t for q in clock for _, t in times)
+        for q in clock:
+            if not times or any(q.values & t for _, t in times):
+                continue
+            said = ", ".join(f"{k.split('.', 1)[-1]}" for k, _ in times[:3])
+            held = timed and any(q.values & t for o in elsewhere for _, t in o.times())
+            (aside if held else mismatched).append(
+                f"{q.describe()} is not the time of {call.tool}'s {said}"
             )
     return matched, mismatched, aside
 
@@ -532,6 +580,10 @@ _CONDITION_BEFORE = re.compile(
     r"\b(?:only|once|until|unless|if|when|whether)\b[^,;:.!?]*$"
     r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$",
     re.I,
+)
+# "You've already paid $220": what someone did, not the state of the thing.
+_DONE_BY = re.compile(
+    r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
 # "I've provisionally booked the hall": a provisional booking, whatever the verb.
 _PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
@@ -783,6 +835,10 @@ def check_tool_facts(
         for m in _STATUS_RE.finditer(scope)
         if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
+        and not (
+            m.group(1).lower() == "paid"
+            and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
+        )
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
@@ -813,11 +869,10 @@ def check_tool_facts(
             and re.fullmatch(r"[a-z]+(?:_[a-z]+){0,3}", v) is not None
         )
         for said in known:
-            if not statuses:
+            coded = not _EVERY.search(claim_text) and re.search(rf"\b{re.escape(said)}\b", reasons)
+            if not statuses and not coded:
                 continue
-            if _status_holds(claim_text, said, statuses, listed) or (
-                not _EVERY.search(claim_text) and re.search(rf"\b{re.escape(said)}\b", reasons)
-            ):
+            if coded or _status_holds(claim_text, said, statuses, listed):
                 # also a word the call holds in another field ("blocked … as lost": `reason`)
                 matched.append(f"status {said}")
                 said_statuses.setdefault(said, set()).add(call.tool)
@@ -1316,12 +1371,13 @@ def ground_in_tools(
     # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
     # arrive on December 3"), so the claim finds the call it is about.
     text = claim.statement
+    # amounts and dates the policies and earlier turns state ("the November 20 deadline")
     stated = [
         q
         for src in sources
         if src.kind in ("document", "memory")
         for q in distinct_quantities(src.text)
-        if q.currency
+        if q.currency or q.kind == "date"
     ]
     fact = check_tool_facts(text, calls, stated)
     if fact is None:
@@ -1365,6 +1421,10 @@ def ground_in_tools(
         out.append(action)
     elif fact is not None:
         out.append(fact)
+        if fact.passed is True:
+            # "£4,590.80 will be refunded by bank transfer by 18 December": the call that
+            # holds the refund's amount and date states the promise, whatever words it uses
+            out = [c for c in out if not (c.name == "commitment" and c.passed is False)]
     exception = check_exception(claim.text, sources, calls)
     if exception is not None:
         # The exception check is the stricter reading of a commitment: it replaces the

@@ -759,3 +759,30 @@ def test_whether_or_not_in_a_policy_is_a_condition_not_a_refusal() -> None:
     fees = doc("Each recall request is charged at $75, whether or not the funds are recovered.")
     said = "We are unable to guarantee that the funds will be recovered, or when."
     assert check_commitment(said, [fees]).passed is not False
+
+
+def test_a_bare_no_a_rule_and_a_change_made_are_no_denials() -> None:
+    from hallmon.verification.negation import check_negation
+
+    record = {"tool": "edi.get_parked", "call_id": "c1",
+              "output": {"endpoint": {"host": "sftp.example", "reachable": True}}}  # fmt: skip
+    sources = sources_for(tool_results=[record])
+    said = "No. The endpoint sftp.example is reachable again."
+    assert check_negation(said, sources) is None
+    rules = [doc("The Authority may extend the tender deadline only by publishing a notice.")]
+    assert check_negation("No extension notice has been published for this tender.", rules) is None
+    before = {"tool": "tutor.get_student", "call_id": "c1",
+              "output": {"group": "Thursday 17:30 group with Mr Adeyemi"}}  # fmt: skip
+    moved = {"tool": "tutor.move_student", "call_id": "c2", "output": {"group": "Saturday"}}
+    change = "She's no longer in the Thursday 17:30 group with Mr Adeyemi."
+    assert check_negation(change, sources_for(tool_results=[before, moved])) is None
+    assert check_negation(change, sources_for(tool_results=[before])) is not None
+
+
+def test_a_device_state_with_its_readings_call_timed_out_is_unsupported() -> None:
+    unit = {"tool": "reefer.get_unit", "call_id": "c1", "output": {"unit": "TRL-4471"}}
+    readings = {"tool": "reefer.get_readings", "call_id": "c3", "status": "timeout",
+                "arguments": {"unit": "TRL-4471"}, "output": {"error": "timeout"}}  # fmt: skip
+    said = "The unit is pulling back down toward setpoint now."
+    result = check_system_state(said, sources_for(tool_results=[unit, readings]))
+    assert result.passed is False and "timeout" in result.detail

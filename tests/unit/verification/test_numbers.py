@@ -309,3 +309,15 @@ def test_arithmetic_keeps_its_units_and_its_counts_from_the_claim() -> None:
     assert derived_from(total, [*policy, fare], own=[fare]) is None
     counted = extract_quantities("52 x $18.50 = $962.00")
     assert derived_from(counted[-1], counted, own=counted[:-1]) is not None
+
+
+def test_negative_readings_ranges_of_hours_and_counts_in_words() -> None:
+    (cold,) = extract_quantities("Return air c: -14.9.", False)
+    assert cold.values == frozenset({-14.9})
+    assert extract_quantities("was -14.9 °C")[0].values == frozenset({-14.9})
+    start, end = extract_quantities("the slot from 8 to 10am was taken")
+    assert 480.0 in start.values and end.values == frozenset({600.0})
+    claim = "four stay wires at £9.60 come to £38.40"
+    assert counts_in("six poles, two H-poles and four stay wires") == (2, 4, 6)
+    q = extract_quantities(claim)
+    assert derived_from(q[-1], q, own=q[:-1], counts=counts_in(claim)) is not None

@@ -809,3 +809,33 @@ def test_an_attempt_and_the_users_own_act_grant_nothing() -> None:
     faq = Source(source_id="faq", kind="document", text="Bookings end at the time shown.")
     said = "I tried to extend it but the system timed out, so it's best to extend it yourself."
     assert check_exception(said, [faq]) is None
+
+
+def test_a_moved_appointment_is_at_the_time_the_call_moved_it_to() -> None:
+    taken = call("appts.reschedule", {"error": "SLOT_UNAVAILABLE"}, "error",
+                 new_start="2026-12-07T14:20:00+00:00")  # fmt: skip
+    moved = call("appts.reschedule", {"status": "confirmed", "start": "2026-12-07T15:00:00+00:00"},
+                 new_start="2026-12-07T15:00:00+00:00")  # fmt: skip
+    wrong = check_action(
+        "I've moved your appointment to 14:20 on Monday 7 December.", [taken, moved]
+    )
+    assert wrong.passed is False and "14:20" in wrong.detail
+    right = check_action(
+        "I've moved your appointment to 15:00 on Monday 7 December.", [taken, moved]
+    )
+    assert right.passed is True
+
+
+def test_a_fact_names_figures_the_policy_or_another_call_holds_beside_the_tool() -> None:
+    plan = call("layaway.get_plan", {"plan_id": "LW-1", "status": "active",
+                "total_cents": 34998, "paid_cents": 22000, "due": "2026-12-20"})  # fmt: skip
+    rules = "Unpaid plans are cancelled with a $15 fee; orders after November 20 pay a late fee."
+    policy = extract_quantities(rules, False)
+    said = "You've already paid $220.00 of the $349.98 total on plan LW-1."
+    result = check_tool_facts(said, [plan], policy)
+    assert result is not None and result.passed is True, result  # "paid" is your act
+    fee = check_tool_facts("If plan LW-1 isn't paid by December 20, you'd pay a $15 fee.",
+                           [plan], policy)  # fmt: skip
+    assert fee is None or fee.passed is not False, fee
+    quoted = check_tool_facts('Plan LW-1 is active; the tag reads "12.06.27".', [plan], policy)
+    assert quoted is not None and quoted.passed is True, quoted
