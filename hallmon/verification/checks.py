@@ -28,6 +28,7 @@ from hallmon.verification.numbers import (
     extract_quantities,
     figure_index,
     find_in,
+    find_match,
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
@@ -275,7 +276,8 @@ def _basis(text: str, q: Quantity) -> tuple[str, frozenset[str]] | None:
 
 _LOWER_BEFORE = re.compile(
     r"\b(?:at\s+least|(?:a\s+)?minimum(?:\s+of)?|no\s+(?:less|fewer)\s+than|not\s+(?:less|fewer)"
-    r"\s+than|more\s+than|above)\s*$",
+    # ("not more than £12,000" is a maximum)
+    r"\s+than|(?<!\bnot\s)(?<!\bno\s)more\s+than|above)\s*$",
     re.I,
 )
 _UPPER_BEFORE = re.compile(
@@ -308,21 +310,37 @@ _DEADLINE = re.compile(
 )
 
 
+def _given_bound(passage: str, match: Quantity) -> str | None:
+    """How the passage bounds a figure; undoing something "up to 2 hours before" is a
+    deadline, so a minimum ("at least 2 hours beforehand"), while "requested up to 7 days
+    before" stays a maximum."""
+    given = _bound(passage, match)
+    if given == "upper" and _DEADLINE.search(passage[max(0, match.start - 80) : match.end + 30]):
+        return "lower"
+    return given
+
+
 def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
     """A figure the evidence gives as a maximum that the claim gives as a minimum, or the
     reverse ("at least 7 days before" against "requested up to 7 days before"), or None.
     Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before"."""
     for q, match, passage in matched:
-        said, given = _bound(claim_text, q), _bound(passage, match) if passage else None
+        said = _bound(claim_text, q)
+        if not said or not passage:
+            continue
         if said == "lower" and _AGO.match(_after_figure(claim_text, q, 20)):
             continue  # "started more than 30 days ago" says how long ago, not a window
-        if given == "upper" and _DEADLINE.search(
-            passage[max(0, match.start - 80) : match.end + 30]
-        ):
-            # "cancel free of charge up to 2 hours before": a deadline, so "at least 2 hours
-            # beforehand"; "requested up to 7 days before" stays a window.
-            given = "lower"
-        if said and given and said != given:
+        # Every place the passage states the figure: one that bounds it as the claim does
+        # backs the claim ("refund within 10 days … requested at least 10 days before").
+        givens = {
+            _given_bound(passage, p)
+            for p in extract_quantities(passage, False)
+            if find_match(q, [p]) is not None
+        } or {_given_bound(passage, match)}
+        if said in givens or None in givens:
+            continue
+        given = next(iter(givens))
+        if given and said != given:
             words = {"lower": "a minimum", "upper": "a maximum"}
             return (
                 f"{q.describe()} is {words[said]} in the claim but {words[given]} in the "

@@ -786,3 +786,21 @@ def test_a_device_state_with_its_readings_call_timed_out_is_unsupported() -> Non
     said = "The unit is pulling back down toward setpoint now."
     result = check_system_state(said, sources_for(tool_results=[unit, readings]))
     assert result.passed is False and "timeout" in result.detail
+
+
+def test_a_bound_is_read_where_the_passage_bounds_the_figure_as_the_claim_does() -> None:
+    from hallmon.verification.checks import other_bound
+    from hallmon.verification.numbers import extract_quantities
+
+    passage = "Refunds take up to 10 days. Certificates must be requested at least 10 days before."
+    claim = "It has to be requested at least 10 days before collection."
+    (q,) = extract_quantities(claim)
+    first = extract_quantities(passage, False)[0]  # the "up to 10 days" of refunds
+    assert other_bound(claim, [(q, first, passage)]) is None
+    only_upper = "Certificates can be requested up to 10 days before."
+    (u,) = extract_quantities(only_upper, False)
+    assert other_bound(claim, [(q, u, only_upper)]) is not None
+    relief = "Properties with a rateable value of £12,000 or less get 100% relief."
+    (cap,) = extract_quantities("Its value of £11,500 is not more than £12,000.")[1:]
+    (r,) = [x for x in extract_quantities(relief, False) if x.text == "£12,000"]
+    assert other_bound("Its value of £11,500 is not more than £12,000.", [(cap, r, relief)]) is None
