@@ -183,6 +183,9 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
 _DENIED_AS = ((re.compile(r"\b(?:out\s+of\s+stock|sold\s+out)\b"), "not in stock"),)
 
 
+_CONDITION_CLAUSE = re.compile(
+    r"\b(?:once|if|unless|until|as\s+soon\s+as|provided\s+that)\b[^,;:.]*"
+)
 _BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+")
 
 
@@ -191,6 +194,9 @@ def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
     # a bare answer folded before the claim ("No. The endpoint is reachable again") negates
     # nothing in it
     text = _BARE_ANSWER.sub("", text.lower(), count=1)
+    # a field named in a condition is not said of the record ("no refund once an eSIM is
+    # installed")
+    text = _CONDITION_CLAUSE.sub(" ", text)
     for pattern, meaning in _DENIED_AS:
         text = pattern.sub(meaning, text)
     for clause in _CLAUSE.split(text):

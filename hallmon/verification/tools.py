@@ -284,6 +284,30 @@ def _same_amounts(
     return [f for f in fields if any(abs(f[1] - x) <= max(0.005, q.tolerance) for x in q.values)]
 
 
+_GENERIC_KEY_WORDS = frozenset(
+    {"output", "argument", "date", "at", "on", "time", "day", "start", "end", "from", "to",
+     "valu", "data", "result", "item", "detail", "info"}
+)  # fmt: skip
+
+
+_CLAUSE_SPLIT = re.compile(r"[,;:()]|\s(?:and|but|while|whereas|so)\s", re.I)
+
+
+def _clause_of(text: str, at: int) -> str:
+    """The clause of `text` that holds position `at`."""
+    start = max((m.end() for m in _CLAUSE_SPLIT.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _CLAUSE_SPLIT.finditer(text, at)), len(text))
+    return text[start:end]
+
+
+def _key_words(key: str) -> frozenset[str]:
+    """The words of a field's name and its parent's that name what it is
+    ("output.payment.date" -> payment; "containers.0.customs.hold.from" -> hold, not the
+    list "containers" every element's field sits in)."""
+    parts = [p for p in key.split(".") if not p.isdigit()][-2:]
+    return content_tokens(" ".join(re.split(r"[_\d]+", " ".join(parts)))) - _GENERIC_KEY_WORDS
+
+
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
 
 
@@ -380,10 +404,27 @@ def _compare(
         if later and not any(d & today for _, d in later):
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in later[:3])
             mismatched.append(f"'immediately' but {call.tool} says {said}")
+    # The date fields the claim names ("payment … scheduled for 12/18": `payment.date`): a
+    # date is compared with those when there are any, field by field, not with every date
+    # of the call (the parts-return deadline that happens to be 18 December).
     for q in _claim_dates(bare):
         if not dates:
             continue
-        if any(dates_match(q.dates, d) for _, d in dates):
+        # the fields the date's own clause names ("effective immediately and good through
+        # 05/30/2027": the date's clause names no field; "payment is scheduled for 12/18")
+        words = content_tokens(_clause_of(bare, q.start))
+        named = [(k, d) for k, d in dates if _key_words(k) & words]
+        elsewhere_or_stated = any(
+            dates_match(q.dates, d) for o in elsewhere for _, d in o.dates()
+        ) or any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
+        if (
+            named
+            and not any(dates_match(q.dates, d) for _, d in named)
+            and not elsewhere_or_stated  # "so it covers you on 12/18" (the trip's date)
+        ):
+            said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in named[:3])
+            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
+        elif any(dates_match(q.dates, d) for _, d in dates):
             matched.append(q.describe())
         elif not beside_match and (
             any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
@@ -716,12 +757,18 @@ _EXPECTED_KEY = re.compile(r"estimat|expect|eta|due|schedul|plan|target", re.I)
 def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
     """Whether the status word names an event the call dates, at the claim's date or time
     ("the comment period closed on 11 November": `comment_period_closes: 2026-11-11`;
-    "completed 09:47:12 UTC": `completed_at`). An expected date (`estimated_delivery`) is
-    no event that happened."""
+    "completed 09:47:12 UTC": `completed_at`), or an amount the call holds under that word
+    ("$3,324.00 approved": `approved_cents`). An expected date (`estimated_delivery`) is no
+    event that happened."""
     stems = _EVENT_STEMS.get(word.lower(), (word.lower()[:5],))
     if any(len(stem) < 3 for stem in stems):
         return False
     said = extract_quantities(claim_text, True)
+    # "$3,324.00 approved": the call's `approved_cents` holds the amount
+    named = [(k, v) for k, v, _ in call.amounts() if any(x in k.rsplit(".", 1)[-1].lower()
+                                                          for x in stems)]  # fmt: skip
+    if any(q.currency and _same_amounts(q, [(k, v, None) for k, v in named]) for q in said):
+        return True
     for key, value in call.fields:
         leaf = key.rsplit(".", 1)[-1].lower()
         if not key.startswith("output.") or leaf == "status" or not any(x in leaf for x in stems):
@@ -981,6 +1028,7 @@ _FAILURE = re.compile(
     r"(?:has|have|was)(?:n't|n’t|\s+not)\s+(?:yet\s+)?been|"
     # "our repair system isn't responding", "the booking service is unavailable"
     r"(?:is|was|are|were)(?:n't|n’t|\s+not)\s+(?:currently\s+)?respond\w*|not\s+responding|"
+    r"did(?:n't|n’t|\s+not)\s+(?:respond|answer|reply)|no\s+response|"
     r"unavailable|unreachable)\b",
     re.I,
 )
@@ -993,7 +1041,9 @@ _FAILURE_WORDS = frozenset(
      "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
      "backend", "third", "parti", "booking", "network", "gateway",
      # what was being done when it failed
-     "load", "detail", "just", "fetch", "retriev", "access", "inform", "data", "record"}
+     "load", "detail", "just", "fetch", "retriev", "access", "inform", "data", "record",
+     # how the report is put ("not yet, I'm afraid: … timed out without a confirmation")
+     "afraid", "without", "confirm", "still", "respond", "answer", "repli", "reply"}
 )  # fmt: skip
 _CANNOT_TELL = re.compile(
     r"\b(?:can(?:no|['’])?t|cannot|(?:am|are|is)\s+(?:not\s+)?unable\s+to|unable\s+to|not\s+able\s+to|"
@@ -1116,6 +1166,12 @@ _CALENDAR = re.compile(
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
+# "no patch-test slots free that day": free as in available, no favour
+_AVAILABLE_FREE = re.compile(
+    r"\b(?:slots?|spaces?|places?|seats?|tables?|appointments?|rooms?|spots?|dates?|times?|"
+    r"capacity|availability)\s+(?:\w+\s+)?$",
+    re.I,
+)
 _YOURSELF = re.compile(r"(?:\s+\w+){0,3}?\s+yourself\b", re.I)
 _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
 
@@ -1132,6 +1188,7 @@ def check_exception(
         for m in _EXCEPTION.finditer(claim_text)
         if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
         and not _YOURSELF.match(claim_text, m.end())
+        and not _AVAILABLE_FREE.search(claim_text[max(0, m.start() - 40) : m.start()])
         for k, v in m.groupdict().items()
         if v
     ]  # "I couldn't extend your booking", "extend it yourself in the app" grant nothing

@@ -84,6 +84,8 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "You're not imagining it.",
         "Good timing to ask.",
         "I completely understand the frustration.",
+        "I know that's disappointing.",
+        "We would be delighted to welcome you both another time.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:
@@ -406,3 +408,8 @@ def test_sorry_for_the_users_situation_is_courtesy() -> None:
 def test_yes_thats_done_is_courtesy_before_the_claim() -> None:
     text = "Yes, that's done. I've raised dispute D-1."
     assert [c.text for c in extract_claims(text).claims] == ["I've raised dispute D-1."]
+
+
+def test_a_decimal_point_does_not_end_a_courtesy_phrase() -> None:
+    text = "I'm sorry I can't offer more on the $74.95 arrangement. Refunds take 5 days."
+    assert [c.text for c in extract_claims(text).claims] == ["Refunds take 5 days."]

@@ -286,3 +286,11 @@ def test_a_switch_said_to_be_off_denies_the_field() -> None:
     assert on is not None and on.passed is False
     lock = check_record("The transfer lock is disabled now.", facts)
     assert lock is not None and lock.passed is False
+
+
+def test_a_field_named_in_a_condition_is_not_denied() -> None:
+    esim = {"esim_id": "E-1", "installed": True}
+    facts = record_facts(response([json.dumps(esim)]))
+    said = "No refund once an eSIM is installed, I'm afraid."
+    result = check_record(said, facts)
+    assert result is None or result.passed is not False

@@ -839,3 +839,34 @@ def test_a_fact_names_figures_the_policy_or_another_call_holds_beside_the_tool()
     assert fee is None or fee.passed is not False, fee
     quoted = check_tool_facts('Plan LW-1 is active; the tag reads "12.06.27".', [plan], policy)
     assert quoted is not None and quoted.passed is True, quoted
+
+
+def test_a_date_is_compared_with_the_field_its_clause_names() -> None:
+    claim_record = call("warranty.get_claim", {"claim": "WC-1", "approved_total_cents": 332400,
+                        "payment": {"status": "scheduled", "date": "2026-12-04"},
+                        "parts_return": {"due": "2026-12-18"}})  # fmt: skip
+    wrong = check_tool_facts("Payment for WC-1 is scheduled for 12/18/2026.", [claim_record])
+    assert wrong is not None and wrong.passed is False and "payment.date" in wrong.detail
+    right = check_tool_facts("Payment for WC-1 is scheduled for 12/04/2026.", [claim_record])
+    assert right is not None and right.passed is True
+    approved = check_tool_facts("For WC-1, $3,324.00 was approved.", [claim_record])
+    assert approved is not None and approved.passed is True, approved  # `approved_total_cents`
+    stop = call("checks.place_stop", {"stop_id": "SP-66", "status": "active",
+                "effective": "2026-11-30T11:04:00-06:00", "expires": "2027-05-30"})  # fmt: skip
+    through = check_tool_facts(
+        "SP-66 is active, effective immediately and good through 05/30/2027.", [stop]
+    )
+    assert through is not None and through.passed is True, through
+
+
+def test_free_slots_and_failures_in_other_words() -> None:
+    faq = Source(source_id="faq", kind="document", text="Patch tests take 10 minutes.")
+    said = "I tried to book you in on Tuesday, but there are no patch-test slots free that day."
+    assert check_exception(said, [faq]) is None
+    cancel = call("coffee.cancel_subscription", {"error": "timeout"}, "timeout", plan="RP-77120")
+    report = "Not yet, I'm afraid: my request for RP-77120 timed out without a confirmation."
+    result = check_reported_failure(report, [cancel])
+    assert result is not None and result.passed is True
+    status = call("net.status", {"error": "no response"}, "timeout")
+    gone = check_reported_failure("The status service didn't respond, so I can't tell.", [status])
+    assert gone is not None and gone.passed is True
