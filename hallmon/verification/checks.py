@@ -138,12 +138,12 @@ def check_numbers(
         progress = True
         while unmatched and progress:
             progress = False
+            # (an unmatched figure is never among the backed ones: no list excludes it)
+            own, known = list(backed), [*backed, *everywhere, *said]
             for q in list(unmatched):
-                others = [b for b in backed if b is not q]
-                known = [*others, *everywhere, *said]
                 # the claim's own figures first (a total is of the claim's amounts), then
                 # the answer's others ("So the total is £55" after "£35 … plus the £20 fee")
-                computed = derived_from(q, known, own=others, counts=counts) or (
+                computed = derived_from(q, known, own=own, counts=counts) or (
                     derived_from(q, known, own=said) if said else None
                 )
                 if computed is not None:

@@ -1113,15 +1113,12 @@ def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity])
     if not values:
         return None
 
-    def operands(items: Sequence[Quantity], cap: int) -> tuple[_Operand, ...]:
-        picked = islice((b for b in items if b.kind in ("money", "number") and b.values), cap)
-        return tuple(
-            (x, b.currency, b.describe(), "" if b.currency else _length_unit(b.unit))
-            for b in picked
-            for x in sorted(b.values)
-        )
+    def first(items: Sequence[Quantity], cap: int) -> tuple[Quantity, ...]:
+        return tuple(islice((b for b in items if b.kind in ("money", "number") and b.values), cap))
 
-    results, lookup = _results(operands(own, MAX_DERIVED), operands(known, MAX_DERIVED * 2))
+    results, lookup = _results(
+        _operands(first(own, MAX_DERIVED)), _operands(first(known, MAX_DERIVED * 2))
+    )
     tolerance = max(0.005, q.tolerance)
     money = q.kind == "money"
     for v in values:
@@ -1136,6 +1133,16 @@ def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity])
             ):
                 return f"{q.describe()} is {text}"
     return None
+
+
+@lru_cache(maxsize=64)
+def _operands(items: tuple[Quantity, ...]) -> tuple[_Operand, ...]:
+    """`items` as operands (cached: every missing figure of a claim reads the same ones)."""
+    return tuple(
+        (x, b.currency, b.describe(), "" if b.currency else _length_unit(b.unit))
+        for b in items
+        for x in sorted(b.values)
+    )
 
 
 @lru_cache(maxsize=32)
