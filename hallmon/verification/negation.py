@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from hallmon.schemas import CheckResult, Source
 from hallmon.verification.sentences import source_sentences
-from hallmon.verification.text import content_tokens
+from hallmon.verification.text import BARE_ANSWER, content_tokens
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n['’]t\b|\bnot?\s+longer\b", re.I
@@ -146,7 +146,6 @@ def _denial(
     return None
 
 
-_BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+", re.I)
 _RULE = re.compile(r"\b(?:may|might|can|could|must|should|shall)\b(?!\s+not\b)", re.I)
 _NO_LONGER = re.compile(r"\bno\s+longer\b|\bnot\b[^.;]{0,40}\bany\s?more\b", re.I)
 # a tool that reads ("get_student", "orders.list"), against one that acts
@@ -159,7 +158,7 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     words is not, or the other way round (`_denies`); None otherwise."""
     # a bare answer folded before the claim ("No. The endpoint is reachable again") is the
     # answer to the question, not a negation of what follows
-    claim_text = _BARE_ANSWER.sub("", claim_text, count=1)
+    claim_text = BARE_ANSWER.sub("", claim_text, count=1)
     # "free" claims a price of zero; "not free" agrees with any price.
     negated = bool(_NEGATION.search(claim_text))
     free = bool(_FREE.search(claim_text)) and not negated

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hallmon.schemas import AssembledResponse, CheckResult
+from hallmon.verification.text import BARE_ANSWER
 
 __all__ = [
     "OpeningHours",
@@ -186,14 +187,13 @@ _DENIED_AS = ((re.compile(r"\b(?:out\s+of\s+stock|sold\s+out)\b"), "not in stock
 _CONDITION_CLAUSE = re.compile(
     r"\b(?:once|if|unless|until|as\s+soon\s+as|provided\s+that)\b[^,;:.]*"
 )
-_BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+")
 
 
 def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
     """(words, negated) per comma-separated piece of each clause."""
     # a bare answer folded before the claim ("No. The endpoint is reachable again") negates
     # nothing in it
-    text = _BARE_ANSWER.sub("", text.lower(), count=1)
+    text = BARE_ANSWER.sub("", text.lower(), count=1)
     # a field named in a condition is not said of the record ("no refund once an eSIM is
     # installed")
     text = _CONDITION_CLAUSE.sub(" ", text)

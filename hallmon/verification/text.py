@@ -12,10 +12,21 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["CONDITION_OPENERS", "NUMBER_WORDS", "STOPWORDS", "content_tokens", "stem", "tokens"]
+__all__ = [
+    "BARE_ANSWER",
+    "CONDITION_OPENERS",
+    "NUMBER_WORDS",
+    "STOPWORDS",
+    "content_tokens",
+    "stem",
+    "tokens",
+]
 
 # Words that open a condition ("free if ...", "covered only if ..."), as a regex alternation.
 CONDITION_OPENERS = r"if|unless|provided(?:\s+that)?|as\s+long\s+as"
+# A bare answer a claim may start with ("No. The endpoint is reachable again"): the answer to
+# the question, which negates nothing in the claim after it.
+BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+", re.I)
 
 # fmt: off
 STOPWORDS = frozenset({
