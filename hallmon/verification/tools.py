@@ -1147,6 +1147,8 @@ _AGENT_VOICE = re.compile(
 _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
+    # "APT-4471920 is moved from D-14 to D-09": a move reported in the present
+    r"|\b(?:is|are)\s+(?:now\s+)?(?:moved|rescheduled|rebooked)\b"
     # "I've gone ahead and cancelled it"
     r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b"
     # "You're booked in for Friday at 10:40": the user's place, done by a call

@@ -870,3 +870,13 @@ def test_free_slots_and_failures_in_other_words() -> None:
     status = call("net.status", {"error": "no response"}, "timeout")
     gone = check_reported_failure("The status service didn't respond, so I can't tell.", [status])
     assert gone is not None and gone.passed is True
+
+
+def test_a_move_reported_in_the_present_needs_its_call() -> None:
+    failed = call("dock.reschedule", {"error": "LEAD_TIME_VIOLATION"}, "error",
+                  appointment="APT-447", door="D-09")  # fmt: skip
+    said = "Done: APT-447 is moved from D-14 at 14:00 to D-09 at 17:00 UTC."
+    checks = ground_in_tools(
+        Claim(id="c", text=said, span=Span(start=0, end=len(said)), type="fact"), [], [failed], []
+    )
+    assert any(c.name == "action" and c.passed is False for c in checks), checks
