@@ -153,12 +153,14 @@ _ISO_DATETIME = re.compile(
 # "on 11/30", "by 12/5": a month and day without a year, after a word that takes a date (a
 # bare "3/4" is a fraction, "24/7" a phrase)
 _SHORT_NUMERIC_DATE = re.compile(
-    r"\b(?:on|by|from|until|till|through|thru|before|after|since|due|starting|ending|of)\s+"
+    r"\b(?:on|by|from|until|till|through|thru|before|after|since|due|starting|ending|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)\s+"
     r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
     # "your 12/09 appointment": after "your"/"the" only with a two-digit part ("the 3/4
     # mark" is a fraction)
     r"|\b(?:your|the|this|next|that)\s+(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
-    r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)"
+    r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)",
+    re.I,
 )
 # "19/12/2026", "12/19/2026." (a full stop after it ends the sentence, not the date)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/]|\.\d)")
@@ -615,9 +617,16 @@ def find_match(q: Quantity, pool: tuple[Quantity, ...] | list[Quantity]) -> Quan
     return None
 
 
+_NOT_DAY_UNITS = frozenset(
+    {"floor", "century", "place", "time", "times", "anniversary", "birthday", "edition",
+     "grade", "year", "percentile", "row", "street", "avenue", "minute", "hour", "day"}
+)  # fmt: skip
+
+
 def _day_of_month(q: Quantity) -> set[str]:
-    """ "until the 19th": a day of the month ("-19"), backed by a date on that day."""
-    if q.kind == "number" and not q.unit and _ORDINAL.search(q.text):
+    """ "until the 19th", "the time on the 24th has changed": a day of the month ("-19"),
+    backed by a date on that day (not "the 4th floor")."""
+    if q.kind == "number" and (q.unit or "") not in _NOT_DAY_UNITS and _ORDINAL.search(q.text):
         return {f"-{int(v):02d}" for v in q.values if 1 <= v <= 31}
     return set()
 

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from hallmon.schemas import CheckResult, Claim, Source, ToolResultItem
@@ -290,7 +291,8 @@ _GENERIC_KEY_WORDS = frozenset(
 )  # fmt: skip
 
 
-_CLAUSE_SPLIT = re.compile(r"[,;:()]|\s(?:and|but|while|whereas|so)\s", re.I)
+# (a comma or colon between digits is inside a figure: "£72,100.00", "14:00")
+_CLAUSE_SPLIT = re.compile(r"(?<!\d)[,:]|[,:](?!\d)|[;()]|\s(?:and|but|while|whereas|so)\s", re.I)
 
 
 def _clause_of(text: str, at: int) -> str:
@@ -309,6 +311,17 @@ def _key_words(key: str) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
+
+
+def _worked_out_date(
+    q: Quantity, claim_text: str, call: ToolCall, stated: Sequence[Quantity]
+) -> bool:
+    """Whether a claim's date is a date of the call moved by a length the policy states
+    ("report within 7 days, so by 6 December"); a length only the claim states is the
+    agent's own ("an extra two weeks, until 12/29" is a promise to check, not arithmetic)."""
+    del claim_text  # the claim's own lengths are not grounds
+    held = [h for _, v in call.fields for h in extract_quantities(v, False) if h.kind == "date"]
+    return derived_from(q, [*stated, *held][:400]) is not None
 
 
 def _compare(
@@ -429,8 +442,11 @@ def _compare(
         elif not beside_match and (
             any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
             or any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
+            or _worked_out_date(q, bare, call, stated)
         ):
-            continue  # a fact's date the policy states ("after the November 20 deadline")
+            # a fact's date the policy states ("after the November 20 deadline"), or works
+            # out from the call's ("report within 7 days, so by 6 December")
+            continue
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
             held = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
@@ -626,6 +642,7 @@ _CONDITION_BEFORE = re.compile(
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
+_OBJECT_AFTER = re.compile(r"\s+(?:a|an|one|two|three|no|several|some|\d+)\s+\w", re.I)
 # "I've provisionally booked the hall": a provisional booking, whatever the verb.
 _PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
 _STATUS_RE = re.compile(
@@ -886,6 +903,8 @@ def check_tool_facts(
             m.group(1).lower() == "paid"
             and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
         )
+        # "screening returned a potential match": a verb with its object, no status
+        and not _OBJECT_AFTER.match(scope, m.end())
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
@@ -1418,6 +1437,100 @@ def _payment_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     return None
 
 
+# --- values of list elements ------------------------------------------------------------------
+
+_NAME_VALUE = re.compile(r"(?=[\w.-]*[a-z])(?=[\w.-]*[\d-])[\w.-]{4,40}", re.I)
+
+
+def _elements(call: ToolCall) -> dict[str, list[tuple[str, str]]]:
+    """The call's list elements: element prefix ("output.nodes.1") -> its (leaf key, value)
+    scalar fields."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for key, value in call.fields:
+        prefix, _, leaf = key.rpartition(".")
+        if prefix.rpartition(".")[2].isdigit():
+            out.setdefault(prefix, []).append((leaf, value))
+    return out
+
+
+def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """Figures said of a list element that are another element's ("pg-orders-02 is on 16.4,
+    and pg-orders-03 is on 16.6" when the list holds them the other way round): each
+    element named by an identifier-like value is read with the figures after its name, up
+    to the next element's name; a figure that is another element's value under the same
+    key, and none of its own, is swapped. None when no such figure is found."""
+    low = claim_text.lower()
+    for call in calls:
+        if call.status != "ok":
+            continue
+        elements = _elements(call)
+        if len(elements) < 2:
+            continue
+        named: list[tuple[int, str]] = []  # (where the claim names it, element prefix)
+        for prefix, fields in elements.items():
+            for _, value in fields:
+                v = value.lower()
+                if (
+                    not _NAME_VALUE.fullmatch(v)
+                    or sum(v == w.lower() for f in elements.values() for _, w in f) != 1
+                ):
+                    continue  # not a name, or one several elements share
+                at = re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w-])", low)
+                if at is not None:
+                    named.append((at.start(), prefix))
+                    break
+        if len(named) < 2:
+            continue
+        # each clause that names exactly one element is read for that element's figures
+        # ("€570.00 on the 40-foot OCLU4471203 and €285.00 on the 20-foot OCLU4471219")
+        bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
+        for start, end in pairwise(bounds):
+            inside = [prefix for at, prefix in named if start <= at < end]
+            if len(inside) != 1:
+                continue
+            prefix = inside[0]
+            segment = claim_text[start:end]
+            own = _element_numbers(elements[prefix])
+            for q in extract_quantities(segment, True):
+                if q.kind not in ("number", "money") or not q.values:
+                    continue
+                if any(_near(q, values) for values in own.values()):
+                    continue
+                for other, fields in elements.items():
+                    if other == prefix:
+                        continue
+                    theirs = _element_numbers(fields)
+                    keys = [k for k, values in theirs.items() if _near(q, values) and k in own]
+                    if keys:
+                        name = next(v for _, v in elements[prefix] if v.lower() in low)
+                        return CheckResult(
+                            name="tool_fact",
+                            passed=False,
+                            detail=f"{q.describe()} is another element's {keys[0]} in "
+                            f"{call.tool}, not {name}'s ({', '.join(sorted(own[keys[0]]))}) "
+                            f"({call.source_id}): mismatch",
+                        )
+    return None
+
+
+def _element_numbers(fields: Sequence[tuple[str, str]]) -> dict[str, set[str]]:
+    """An element's numeric fields: leaf key -> the value as written and, for amounts in
+    minor units, in major units."""
+    out: dict[str, set[str]] = {}
+    for leaf, value in fields:
+        number = _as_number(value)
+        if number is None:
+            continue
+        if MINOR_UNIT_KEY.search(leaf):
+            number /= 100
+        out.setdefault(leaf, set()).add(f"{number:g}")
+    return out
+
+
+def _near(q: Quantity, values: set[str]) -> bool:
+    return any(abs(float(v) - x) <= max(0.005, q.tolerance) for v in values for x in q.values)
+
+
 # --- one claim ------------------------------------------------------------------------------------
 
 
@@ -1445,6 +1558,9 @@ def ground_in_tools(
         fact = check_empty_lists(text, calls)
     if fact is None:
         fact = _payment_reports(text, calls)
+    swapped = check_list_values(text, calls)
+    if swapped is not None:
+        fact = swapped  # a figure said of the wrong element of a list
     action = None
     if (
         any(c.name == "action" for c in checks)

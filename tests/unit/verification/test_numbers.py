@@ -321,3 +321,14 @@ def test_negative_readings_ranges_of_hours_and_counts_in_words() -> None:
     assert counts_in("six poles, two H-poles and four stay wires") == (2, 4, 6)
     q = extract_quantities(claim)
     assert derived_from(q[-1], q, own=q[:-1], counts=counts_in(claim)) is not None
+
+
+def test_a_weekday_before_a_us_date_and_an_ordinal_day_before_a_verb() -> None:
+    (friday,) = extract_quantities("The next firing is Friday 12/11.")
+    assert friday.kind == "date" and "--12-11" in friday.dates
+    assert [q.kind for q in extract_quantities("a score of 3/5")] == ["number", "number"]
+    (day,) = extract_quantities("The time on the 24th has changed.")
+    held = extract_quantities("Session: 2026-12-24T09:00.", False)
+    assert find_match(day, held) is not None
+    (floor,) = extract_quantities("It is on the 4th floor.")
+    assert find_match(floor, held) is None

@@ -880,3 +880,28 @@ def test_a_move_reported_in_the_present_needs_its_call() -> None:
         Claim(id="c", text=said, span=Span(start=0, end=len(said)), type="fact"), [], [failed], []
     )
     assert any(c.name == "action" and c.passed is False for c in checks), checks
+
+
+def test_figures_said_of_the_wrong_element_of_a_list_are_swapped() -> None:
+    from hallmon.verification.tools import check_list_values
+
+    cluster = call("pg.get_cluster", {"nodes": [
+        {"host": "pg-orders-02", "version": "16.6", "lag_mb": 2.1},
+        {"host": "pg-orders-03", "version": "16.4", "lag_mb": 38.7}]})  # fmt: skip
+    swapped = "pg-orders-02 is on 16.4 with 38.7 MB of lag, and pg-orders-03 is on 16.6."
+    result = check_list_values(swapped, [cluster])
+    assert result is not None and result.passed is False and "16.4" in result.detail
+    right = "pg-orders-02 is on 16.6 with 2.1 MB of lag, and pg-orders-03 is on 16.4."
+    assert check_list_values(right, [cluster]) is None
+
+
+def test_a_verb_with_its_object_and_a_worked_out_deadline_are_no_status_or_date_mismatch() -> None:
+    screen = call("trade.screen_order", {"order": "SO-7", "status": "compliance_hold"})
+    said = "For SO-7, screening returned a potential match, so it is on compliance hold."
+    result = check_tool_facts(said, [screen])
+    assert result is None or result.passed is not False, result
+    daily = call("water.get_daily", {"borehole": "BH-2", "date": "2026-11-29", "m3": 318})
+    policy = extract_quantities("Report any exceedance within 7 days.", False)
+    late = "BH-2's exceedance must be reported within 7 days, so by 6 December."
+    fact = check_tool_facts(late, [daily], policy)
+    assert fact is None or fact.passed is not False, fact
