@@ -143,9 +143,7 @@ def check_numbers(
             for q in list(unmatched):
                 # the claim's own figures first (a total is of the claim's amounts), then
                 # the answer's others ("So the total is £55" after "£35 … plus the £20 fee")
-                computed = derived_from(q, known, own=own, counts=counts) or (
-                    derived_from(q, known, own=said) if said else None
-                )
+                computed = derived_from(q, known, own=own, counts=counts, also=said)
                 if computed is not None:
                     found.append(computed)
                     backed.append(q)
@@ -216,10 +214,8 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
             # a total or share of its own sentence's amounts, else arithmetic on any of them
             near = [b for b in backed if s <= b.start < e]
             known = [*backed, *everywhere]
-            if (
-                derived_from(a, known, own=near, counts=counts_in(answer_text[s:e])) is not None
-                or derived_from(a, known, own=backed) is not None
-            ):
+            counts = counts_in(answer_text[s:e])
+            if derived_from(a, known, own=near, counts=counts, also=backed) is not None:
                 backed.append(a)
                 rest.remove(a)
                 progress = True

@@ -123,19 +123,17 @@ _GREETING = re.compile(
 _TAIL = r"(?:[^,;.!?]|(?<=\d)\.(?=\d))*"
 _POLITE_CORE = (
     r"(?:i|we)\s+(?:can\s+|completely\s+|totally\s+|fully\s+)?understand(?:\s+(?:that\s+)?"
-    r"(?:this|it|your|how|the)\b" + _TAIL + r")?"
+    rf"(?:this|it|your|how|the)\b{_TAIL})?"
     # A vocative before the courtesy ("..., Ms Duarte, and I'm sorry ...").
     r"|(?:mr|mrs|ms|miss|mx|dr)\.?\s+[\w'’-]+(?:\s*,\s*(?:and\s+)?|\s+)(?=i\b|i['’]|we\b|we['’])"
-    r"(?:i['’]?m|i\s+am|we['’]?re|we\s+are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?sorry\b"
-    + _TAIL
-    + r""
+    rf"(?:i['’]?m|i\s+am|we['’]?re|we\s+are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?sorry\b{_TAIL}"
     # Wishes ("Hope the week goes smoothly!", "I hope Juniper is feeling better"), not plans.
-    r"|(?:i\s+|we\s+)?hope\s+(?!to\b)" + _TAIL + r""
+    rf"|(?:i\s+|we\s+)?hope\s+(?!to\b){_TAIL}"
     # Steering the conversation ("let's look at both options", "just tell me which suits").
-    r"|let['’]?s\s+(?:look|go|see|check|start|take|walk)\b" + _TAIL + r""
-    r"|(?:just\s+)?(?:tell|let)\s+me\s+(?:which|what|when|whether)\b" + _TAIL + r""
+    rf"|let['’]?s\s+(?:look|go|see|check|start|take|walk)\b{_TAIL}"
+    rf"|(?:just\s+)?(?:tell|let)\s+me\s+(?:which|what|when|whether)\b{_TAIL}"
     r"|(?:i'?m|i am|we'?re|we are)\s+(?:so\s+|really\s+|very\s+|truly\s+)?(?:sorry|glad|happy|"
-    r"delighted|here)\b" + _TAIL + r""
+    rf"delighted|here)\b{_TAIL}"
     # Empathy: "I know how disruptive that is", "I can see why that bill stands out", "it's
     # really frustrating when you've already paid" (not "I can see how much you paid").
     r"|(?:i|we)\s+(?:can\s+|do\s+|completely\s+|totally\s+|fully\s+)?(?:see|know|imagine|"
@@ -149,23 +147,23 @@ _POLITE_CORE = (
     r"|(?:it|that|this)(?:'s|’s|\s+is|\s+must\s+be|\s+sounds)\s+(?:really\s+|so\s+|very\s+|"
     r"understandably\s+|incredibly\s+|completely\s+)?(?:frustrating|annoying|disappointing|"
     r"stressful|worrying|upsetting|inconvenient|disruptive|confusing|unsettling|worrisome|"
-    r"a\s+(?:real\s+)?(?:hassle|pain|nuisance|worry))\b" + _TAIL + r""
-    r"|(?:i|we)\s+apologi[sz]e\b" + _TAIL + r""
-    r"|(?:my|our)\s+apologies\b" + _TAIL + r""
-    r"|sorry\s+(?:about|for|to\s+hear|that|you(?:['’]re|['’]ve|\s+are|\s+have)?)\b" + _TAIL + r""
-    r"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b" + _TAIL + r")?"
-    r"|(?:happy|glad)\s+to\s+help\b" + _TAIL + r""
+    rf"a\s+(?:real\s+)?(?:hassle|pain|nuisance|worry))\b{_TAIL}"
+    rf"|(?:i|we)\s+apologi[sz]e\b{_TAIL}"
+    rf"|(?:my|our)\s+apologies\b{_TAIL}"
+    rf"|sorry\s+(?:about|for|to\s+hear|that|you(?:['’]re|['’]ve|\s+are|\s+have)?)\b{_TAIL}"
+    rf"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b{_TAIL})?"
+    rf"|(?:happy|glad)\s+to\s+help\b{_TAIL}"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
     r"|(?:yes,?\s+)?(?:that|it)(?:['’]s|\s+is)\s+(?:all\s+)?(?:done|sorted|set\s+up)"
     r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
     r"you'?re all set|there you go)"
-    r"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b" + _TAIL + r""
+    rf"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b{_TAIL}"
     r"|(?:(?:please|just|simply|do)\s+){0,2}(?:let|feel free to let)\s+(?:me|us)\s+know\b"
-    r"" + _TAIL + r""
-    r"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b" + _TAIL + r""
+    rf"{_TAIL}"
+    rf"|(?:please\s+)?(?:feel free|don'?t hesitate)\s+to\s+(?:reach out|contact|ask)\b{_TAIL}"
     # a vocative left after the courtesy before it ("Thank you for waiting, Ms Raman.")
     r"|(?:mr|mrs|ms|miss|mx|dr)\.?\s+[a-z][\w'’-]+"
-    r"|(?:i|we)\s+appreciate\s+(?:your|you)\b" + _TAIL + r""
+    rf"|(?:i|we)\s+appreciate\s+(?:your|you)\b{_TAIL}"
     r"|(?:i\s+can|i'?d\s+be\s+happy\s+to|let\s+me)\s+help(?:\s+you)?(?:\s+with\s+that)?"
     r"|you(?:'?re|\s+are)\s+(?:very\s+|most\s+|always\s+)?welcome|(?:it'?s\s+)?my\s+pleasure"
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news|good\s+timing(?:\s+to\s+ask)?"
@@ -175,7 +173,7 @@ _POLITE_CORE = (
     r"(?:disappointing|frustrating|annoying|not\s+ideal|a\s+pain|inconvenient|upsetting|stressful)"
     # a welcome for another time ("we would be delighted to welcome you both another time")
     r"|(?:we|i)(?:['’]d|\s+would)?\s+(?:be\s+)?(?:delighted|happy|glad|pleased|love)\s+to\s+"
-    r"(?:welcome|see|have|host)\s+you\b" + _TAIL + r""
+    rf"(?:welcome|see|have|host)\s+you\b{_TAIL}"
     r"|(?:i\s+)?(?:can\s+|completely\s+|totally\s+|fully\s+)?understand\s+(?:the|your)\s+"
     r"(?:worry|concern|frustration|confusion|disappointment)"
     # Wishes and farewells ("Enjoy your stay!", "Have a great day", "Safe travels").
@@ -185,7 +183,7 @@ _POLITE_CORE = (
     r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
     r"good\s?bye|bye|welcome\s+aboard|congratulations|congrats)"
     # A request to retry states nothing ("Please try again in a few minutes").
-    r"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b" + _TAIL + r""
+    rf"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b{_TAIL}"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
 # Phrases are separated by punctuation, never by a space alone: a phrase's tail runs to the

@@ -868,7 +868,11 @@ MAX_DERIVED = 32
 
 
 def derived_from(
-    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity] = (), counts: Sequence[int] = ()
+    q: Quantity,
+    known: Sequence[Quantity],
+    own: Sequence[Quantity] = (),
+    counts: Sequence[int] = (),
+    also: Sequence[Quantity] = (),
 ) -> str | None:
     """How a time or date of the claim follows from a time or date and a duration stated
     elsewhere ("45 minutes before 08:30" is 07:45; "a 3-year warranty" from May 2025 runs to
@@ -879,15 +883,15 @@ def derived_from(
     difference or product of a grounded figure of the claim itself (`own`) and a stated one
     ("a £100 excess, so you'd receive £1,740": £1,840 - £100), or the total of all the
     claim's own amounts, each taken once or as many times as one of `counts` says ("two tyres
-    at £94 each, plus £12 a tyre and a £20 visit charge, so £232")."""
+    at £94 each, plus £12 a tyre and a £20 visit charge, so £232"). `also` are further
+    figures taken as the claim's own (without counts) when its own give nothing: the
+    answer's amounts elsewhere."""
     if q.kind in ("money", "number") and q.values:
         return (
             (_percent_of(q, known) if q.kind == "money" else None)
             or _elapsed(q, known)
-            or (_arithmetic(q, own, known) if own else None)
-            or (_total(q, own, counts) if q.kind == "money" else None)
-            or (_share(q, own, known) if q.kind == "money" else None)
-            or (_counted(q, own, counts) if q.kind == "money" else None)
+            or _with_own(q, known, own, counts)
+            or (_with_own(q, known, also, ()) if also else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -929,6 +933,18 @@ def derived_from(
                     ):
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
     return None
+
+
+def _with_own(
+    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity], counts: Sequence[int]
+) -> str | None:
+    """The derivations that build on the claim's own figures."""
+    return (
+        (_arithmetic(q, own, known) if own else None)
+        or (_total(q, own, counts) if q.kind == "money" else None)
+        or (_share(q, own, known) if q.kind == "money" else None)
+        or (_counted(q, own, counts) if q.kind == "money" else None)
+    )
 
 
 def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:

@@ -24,6 +24,7 @@ replacing the text-level action check. Everything is bounded: outputs are flatte
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
@@ -149,7 +150,7 @@ class ToolCall:
                 and not _ISO_VALUE.match(value)
             ):
                 continue  # an ISO value is a date whatever its key ("period": {"from": ...})
-            found = [q for q in extract_quantities(value, False) if q.dates]
+            found = [q for q in distinct_quantities(value) if q.dates]
             if found:
                 out.append((key, frozenset().union(*(q.dates for q in found))))
         return out
@@ -161,7 +162,7 @@ class ToolCall:
         for key, value in self.fields:
             if not (_ISO_VALUE.match(value) or _CLOCK_VALUE.fullmatch(value)):
                 continue
-            found = [q for q in extract_quantities(value, False) if q.kind == "time"]
+            found = [q for q in distinct_quantities(value) if q.kind == "time"]
             if found:
                 out.append((key, frozenset().union(*(q.values for q in found))))
         return out
@@ -313,14 +314,11 @@ def _key_words(key: str) -> frozenset[str]:
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
 
 
-def _worked_out_date(
-    q: Quantity, claim_text: str, call: ToolCall, stated: Sequence[Quantity]
-) -> bool:
+def _worked_out_date(q: Quantity, call: ToolCall, stated: Sequence[Quantity]) -> bool:
     """Whether a claim's date is a date of the call moved by a length the policy states
     ("report within 7 days, so by 6 December"); a length only the claim states is the
     agent's own ("an extra two weeks, until 12/29" is a promise to check, not arithmetic)."""
-    del claim_text  # the claim's own lengths are not grounds
-    held = [h for _, v in call.fields for h in extract_quantities(v, False) if h.kind == "date"]
+    held = [h for _, v in call.fields for h in distinct_quantities(v) if h.kind == "date"]
     return derived_from(q, [*stated, *held][:400]) is not None
 
 
@@ -362,17 +360,21 @@ def _compare(
         same = _same_amounts(q, fields)
         return bool(same) and all(c is None or c == q.currency for _, _, c in same)
 
+    def held_by(q: Quantity, calls: Sequence[ToolCall]) -> bool:
+        return any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in calls)
+
     # figures inside quotation marks are words quoted ('reads "E & T 12.06.27"'), not facts
     # compared with fields; the quote check reads them
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), claim_text)
-    claimed = _claim_amounts(bare) if amounts else []
+    figures = extract_quantities(bare, True)  # read once: amounts, dates and times
+    claimed = [q for q in figures if q.currency and q.values] if amounts else []
     primary = [q for q in claimed if same_as(q, amounts)]
+    stated_money = [p for p in stated if p.currency]
     for q in claimed:
         if q in primary:
             matched.append(q.describe())
         elif not beside_match and (
-            find_match(q, [p for p in stated if p.currency]) is not None
-            or any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in elsewhere)
+            find_match(q, stated_money) is not None or held_by(q, elsewhere)
         ):
             # a fact's amount the policy states ("minus a $15 cancellation fee") or another
             # call holds (the rateable value the property lookup returned)
@@ -386,16 +388,10 @@ def _compare(
                              for k, v, c in amounts[:3])  # fmt: skip
             # Only beside an amount that matched this call: "I've refunded €9.99" against a
             # €4.99 refund stays a mismatch, whatever the order lookup holds.
-            of_same_thing = any(
-                same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in same_thing
-            )
-            held = of_same_thing or (
+            held = held_by(q, same_thing) or (
                 (bool(primary) or not beside_match)
                 and (
-                    any(
-                        same_as(q, o.amounts()) or same_as(q, o.amounts(other=True))
-                        for o in elsewhere
-                    )
+                    held_by(q, elsewhere)
                     or find_match(q, list(stated)) is not None
                     or derived_from(
                         q,
@@ -420,43 +416,37 @@ def _compare(
     # The date fields the claim names ("payment … scheduled for 12/18": `payment.date`): a
     # date is compared with those when there are any, field by field, not with every date
     # of the call (the parts-return deadline that happens to be 18 December).
-    for q in _claim_dates(bare):
+    for q in (q for q in figures if q.dates):
         if not dates:
             continue
         # the fields the date's own clause names ("effective immediately and good through
         # 05/30/2027": the date's clause names no field; "payment is scheduled for 12/18")
         words = content_tokens(_clause_of(bare, q.start))
         named = [(k, d) for k, d in dates if _key_words(k) & words]
-        elsewhere_or_stated = any(
-            dates_match(q.dates, d) for o in elsewhere for _, d in o.dates()
-        ) or any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
+        in_elsewhere = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
+        in_stated = any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
         if (
             named
             and not any(dates_match(q.dates, d) for _, d in named)
-            and not elsewhere_or_stated  # "so it covers you on 12/18" (the trip's date)
+            and not (in_elsewhere or in_stated)  # "so it covers you on 12/18" (the trip's)
         ):
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in named[:3])
             mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
         elif any(dates_match(q.dates, d) for _, d in dates):
             matched.append(q.describe())
-        elif not beside_match and (
-            any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
-            or any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
-            or _worked_out_date(q, bare, call, stated)
-        ):
+        elif not beside_match and (in_stated or in_elsewhere or _worked_out_date(q, call, stated)):
             # a fact's date the policy states ("after the November 20 deadline"), or works
             # out from the call's ("report within 7 days, so by 6 December")
             continue
         else:
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in dates[:3])
-            held = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
-            (aside if held else mismatched).append(
+            (aside if in_elsewhere else mismatched).append(
                 f"{q.describe()} differs from {call.tool}'s {said}"
             )
     if beside_match:
         # an action's time ("moved to 14:20") is the call's, when the call states times
         times = call.times()
-        clock = [q for q in extract_quantities(bare, True) if q.kind == "time"]
+        clock = [q for q in figures if q.kind == "time"]
         # beside a time of this call, another call's time is context ("your 10:40
         # appointment moved to 15:00"); alone, a slot a search listed is not what was done
         timed = any(q.values & t for q in clock for _, t in times)
@@ -792,7 +782,7 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
             continue
         if _EXPECTED_KEY.search(leaf):
             continue
-        held = extract_quantities(value, False)
+        held = distinct_quantities(value)
         if any(
             (q.kind == "date" and any(h.kind == "date" and dates_match(q.dates, h.dates)
                                       for h in held))
@@ -1336,7 +1326,7 @@ def _when_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
                 continue
             if not content_tokens(verb.group(1)) or not content_tokens(verb.group(1)) <= said:
                 continue
-            held = extract_quantities(value, False)  # "was logged at 08:52": the time too
+            held = distinct_quantities(value)  # "was logged at 08:52": the time too
             if all(
                 any(h.kind == "date" and dates_match(q.dates, h.dates) for h in held) for q in dated
             ) and (  # one of the claim's times ("logged at 08:52 … before your trip at 09:00")
@@ -1442,39 +1432,57 @@ def _payment_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
 _NAME_VALUE = re.compile(r"(?=[\w.-]*[a-z])(?=[\w.-]*[\d-])[\w.-]{4,40}", re.I)
 
 
-def _elements(call: ToolCall) -> dict[str, list[tuple[str, str]]]:
-    """The call's list elements: element prefix ("output.nodes.1") -> its (leaf key, value)
-    scalar fields."""
-    out: dict[str, list[tuple[str, str]]] = {}
+@dataclass(frozen=True)
+class _ListView:
+    """A call's list elements, read once per call (every claim of an answer asks)."""
+
+    names: dict[str, tuple[str, ...]]
+    """element prefix ("output.nodes.1") -> its id-like values no other element holds,
+    lower-cased, in field order"""
+    numbers: dict[str, dict[str, set[str]]]
+    """element prefix -> its numeric fields (`_element_numbers`)"""
+    values: dict[str, tuple[str, ...]]
+    """element prefix -> all its values, as written"""
+
+
+@lru_cache(maxsize=256)
+def _list_view(call: ToolCall) -> _ListView:
+    elements: dict[str, list[tuple[str, str]]] = {}
     for key, value in call.fields:
         prefix, _, leaf = key.rpartition(".")
         if prefix.rpartition(".")[2].isdigit():
-            out.setdefault(prefix, []).append((leaf, value))
-    return out
+            elements.setdefault(prefix, []).append((leaf, value))
+    seen = Counter(v.lower() for fields in elements.values() for _, v in fields)
+    return _ListView(
+        names={
+            prefix: tuple(
+                v.lower()
+                for _, v in fields
+                if _NAME_VALUE.fullmatch(v.lower()) and seen[v.lower()] == 1
+            )
+            for prefix, fields in elements.items()
+        },
+        numbers={prefix: _element_numbers(fields) for prefix, fields in elements.items()},
+        values={prefix: tuple(v for _, v in fields) for prefix, fields in elements.items()},
+    )
 
 
 def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """Figures said of a list element that are another element's ("pg-orders-02 is on 16.4,
-    and pg-orders-03 is on 16.6" when the list holds them the other way round): each
-    element named by an identifier-like value is read with the figures after its name, up
-    to the next element's name; a figure that is another element's value under the same
-    key, and none of its own, is swapped. None when no such figure is found."""
+    and pg-orders-03 is on 16.6" when the list holds them the other way round): each clause
+    that names exactly one element by an id-like value is read for its figures; a figure that
+    is another element's value under the same key, and none of its own, is swapped. None
+    when no such figure is found."""
     low = claim_text.lower()
     for call in calls:
         if call.status != "ok":
             continue
-        elements = _elements(call)
-        if len(elements) < 2:
+        view = _list_view(call)
+        if len(view.names) < 2:
             continue
         named: list[tuple[int, str]] = []  # (where the claim names it, element prefix)
-        for prefix, fields in elements.items():
-            for _, value in fields:
-                v = value.lower()
-                if (
-                    not _NAME_VALUE.fullmatch(v)
-                    or sum(v == w.lower() for f in elements.values() for _, w in f) != 1
-                ):
-                    continue  # not a name, or one several elements share
+        for prefix, names in view.names.items():
+            for v in names:
                 at = re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w-])", low)
                 if at is not None:
                     named.append((at.start(), prefix))
@@ -1489,20 +1497,18 @@ def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
             if len(inside) != 1:
                 continue
             prefix = inside[0]
-            segment = claim_text[start:end]
-            own = _element_numbers(elements[prefix])
-            for q in extract_quantities(segment, True):
+            own = view.numbers[prefix]
+            for q in extract_quantities(claim_text[start:end], True):
                 if q.kind not in ("number", "money") or not q.values:
                     continue
                 if any(_near(q, values) for values in own.values()):
                     continue
-                for other, fields in elements.items():
+                for other, theirs in view.numbers.items():
                     if other == prefix:
                         continue
-                    theirs = _element_numbers(fields)
                     keys = [k for k, values in theirs.items() if _near(q, values) and k in own]
                     if keys:
-                        name = next(v for _, v in elements[prefix] if v.lower() in low)
+                        name = next(v for v in view.values[prefix] if v.lower() in low)
                         return CheckResult(
                             name="tool_fact",
                             passed=False,
@@ -1534,6 +1540,15 @@ def _near(q: Quantity, values: set[str]) -> bool:
 # --- one claim ------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=64)
+def _stated(texts: tuple[str, ...]) -> tuple[Quantity, ...]:
+    """The amounts and dates the policies and earlier turns state ("the November 20
+    deadline"): read once per answer, not once per claim."""
+    return tuple(
+        q for text in texts for q in distinct_quantities(text) if q.currency or q.kind == "date"
+    )
+
+
 def ground_in_tools(
     claim: Claim, checks: list[CheckResult], calls: Sequence[ToolCall], sources: Sequence[Source]
 ) -> list[CheckResult]:
@@ -1543,14 +1558,7 @@ def ground_in_tools(
     # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
     # arrive on December 3"), so the claim finds the call it is about.
     text = claim.statement
-    # amounts and dates the policies and earlier turns state ("the November 20 deadline")
-    stated = [
-        q
-        for src in sources
-        if src.kind in ("document", "memory")
-        for q in distinct_quantities(src.text)
-        if q.currency or q.kind == "date"
-    ]
+    stated = _stated(tuple(s.text for s in sources if s.kind in ("document", "memory")))
     fact = check_tool_facts(text, calls, stated)
     if fact is None:
         fact = check_reported_failure(text, calls)
