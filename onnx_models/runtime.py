@@ -25,12 +25,14 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
-from tokenizers import Encoding, Tokenizer
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+    from tokenizers import Encoding, Tokenizer
 
 __all__ = [
     "LABELS",
@@ -223,10 +225,10 @@ class OnnxNLIModel:
 
         # Truncate the premise only, so the claim is always judged whole; a claim that alone
         # exceeds the window falls back to the second tokenizer, which trims both.
-        self._tokenizer = Tokenizer.from_str(tokenizer.to_str())
+        self._tokenizer = type(tokenizer).from_str(tokenizer.to_str())
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length, strategy="only_first")
-        self._fallback = Tokenizer.from_str(tokenizer.to_str())
+        self._fallback = type(tokenizer).from_str(tokenizer.to_str())
         self._fallback.no_padding()
         self._fallback.enable_truncation(max_length, strategy="longest_first")
         if pad_id is None:
@@ -311,6 +313,11 @@ class OnnxNLIModel:
             digest = actual
         else:
             digest = str(expected) if expected else "unverified"
+
+        # Imported here, not at the top: processes that only prepare answers (the verifier's
+        # budget processes) import this module for its types and would pay ~20 MB for nothing.
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(0, intra_op_threads or 0)

@@ -96,3 +96,19 @@ class _NoModel:
 
     def predict(self, pairs: Any) -> Any:
         return np.zeros((len(pairs), 3), dtype=np.float32)
+
+
+def test_prepare_processes_do_not_load_the_model_runtime() -> None:
+    """The budget processes unpickle the verifier to run `prepare`, which needs no model: its
+    module tree must not import onnxruntime or tokenizers (about 20 MB per process)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, hallmon.workers.verifier.budget, hallmon.verification.verifier; "
+        "print(sorted(m for m in ('onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]", out.stdout
