@@ -1007,12 +1007,12 @@ def check_action(claim_text: str, sources: Sequence[Source]) -> CheckResult:
 _UP = (
     "up", "healthy", "operational", "online", "running", "active", "available", "normal", "ok",
     "green", "working", "restored", "resolved", "live", "enabled", "fine", "stable",
-    "recovering", "pulling", "cooling",
+    "recovering", "pulling", "cooling", "connected", "reachable",
 )
 _DOWN = (
     "down", "unhealthy", "degraded", "offline", "failing", "failed", "unavailable", "outage",
     "error", "errors", "red", "inactive", "suspended", "locked", "disabled", "broken", "crashed",
-    "unreachable", "timeout", "timing", "slow", "incident",
+    "unreachable", "timeout", "timing", "slow", "incident", "disconnected",
 )
 # fmt: on
 _SUBJECTS = (
@@ -1030,11 +1030,23 @@ _CLAIM_STATES = (
     "back to normal", "within the normal range", "within normal range", "recovering",
     "pulling back down", "cooling down",
 )  # fmt: skip
+_STATE_VERB = (
+    r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|has been|have been)|['’]s)\s+"
+    r"(?:(?:currently|now|still|fully|back|(?:showing|shown|listed|reporting|reported)"
+    r"(?:\s+as)?)\s+)*(?:not\s+)?"
+)
+# States only a live reading can tell, said of whatever the claim names ("the lock is online",
+# "the Amsterdam gateway is showing as operational"): no subject list limits these.
+_LIVE_STATES = (
+    "online", "offline", "operational", "connected", "disconnected", "reachable", "unreachable",
+    "up and running",
+)  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
-    rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?(?:\b(?:is|are|seems?|appears?|looks?|"
-    rf"remains?|has been|have been)|['’]s)\s+(?:currently\s+|now\s+|still\s+|fully\s+|back\s+)*"
-    rf"(?:not\s+)?(?P<state>{'|'.join(sorted(_CLAIM_STATES, key=len, reverse=True))})\b",
+    rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?{_STATE_VERB}"
+    rf"(?P<state>{'|'.join(sorted(_CLAIM_STATES, key=len, reverse=True))})\b"
+    rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?P<thing>[\w-]+)\s+"
+    rf"{_STATE_VERB}(?P<live>{'|'.join(sorted(_LIVE_STATES, key=len, reverse=True))})\b",
     re.I,
 )
 
@@ -1054,8 +1066,22 @@ _UNSURE = re.compile(
 )
 
 
+# "works when the lock is offline", "if the hub is unreachable": a state named, not asserted.
+_STATE_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|once|until|unless|in case|while|should|even though)\b[^,;:.?!]*$", re.I
+)
+
+
+def _asserted_state(claim_text: str) -> re.Match[str] | None:
+    """The first state the claim asserts, not one it names inside a condition."""
+    for m in _STATE_CLAIM.finditer(claim_text):
+        if not _STATE_CONDITION.search(claim_text[max(0, m.start() - 80) : m.start()]):
+            return m
+    return None
+
+
 def is_system_state_claim(claim_text: str) -> bool:
-    return bool(_STATE_CLAIM.search(claim_text))
+    return _asserted_state(claim_text) is not None
 
 
 def _polarity(words: Iterable[str]) -> tuple[bool, bool]:
@@ -1068,14 +1094,65 @@ def _body(tool: Source) -> str:
     return tool.text.split("\n", 1)[1] if "\n" in tool.text else ""
 
 
+# "Key: value" fields of a rendered tool line ("Gateways 1: Id: gw-ams-01. Status: degraded.").
+_FIELD = re.compile(
+    r"(?:^|(?<=\.\s))(?P<key>[A-Z][\w /-]{0,40}?):\s+(?P<value>.*?)"
+    r"(?=\.\s+[A-Z][\w /-]{0,40}?:\s|\.?$)"
+)
+# Free text a person wrote ("Note: remote unlock tested OK at 11:16") reports no live state.
+_FREE_TEXT_KEY = re.compile(
+    r"^(?:notes?|comments?|description|message|title|summary|remarks?|text|body|details?)$", re.I
+)
+_ELEMENT = re.compile(r"^(?P<list>[A-Za-z][\w ]*?) \d+: ")
+_STATE_WORDS = frozenset(_UP + _DOWN + ("done", "completed", "pending", "open", "closed"))
+
+
+def _state_values(body: str, claim_text: str) -> set[str]:
+    """The words of a tool body's values that can report a state: values only (the key "Error
+    rate: 0.001" names a metric, it does not report an error), no free-text fields, and of a
+    list only the elements the claim names when it names some ("the Amsterdam gateway")."""
+    lines = body.splitlines()
+    claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
+    named: dict[str, set[int]] = {}
+    fields: list[list[tuple[str, str]]] = []
+    for i, line in enumerate(lines):
+        element = _ELEMENT.match(line)
+        rest = line[element.end() :] if element else line
+        pairs = [(f.group("key"), f.group("value")) for f in _FIELD.finditer(rest)]
+        if not pairs:
+            pairs = [("", line.split(": ", 1)[-1])]
+        fields.append(pairs)
+        if element:
+            # A name, not a state: "operational" names no element of a list of gateways.
+            names = {
+                v.lower()
+                for k, v in pairs
+                if not _FREE_TEXT_KEY.match(k)
+                and re.fullmatch(r"[A-Za-z][\w-]{2,}", v)
+                and v.lower() not in _STATE_WORDS
+            }
+            if names & claim_words:
+                named.setdefault(element.group("list"), set()).add(i)
+    words: set[str] = set()
+    for i, (line, pairs) in enumerate(zip(lines, fields, strict=True)):
+        element = _ELEMENT.match(line)
+        if element and element.group("list") in named and i not in named[element.group("list")]:
+            continue
+        for key, value in pairs:
+            if not _FREE_TEXT_KEY.match(key):
+                words |= set(re.findall(r"[a-z]+", value.lower()))
+    return words
+
+
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim about system state needs telemetry: a tool result that mentions the subject,
     whose state words agree with the claim's."""
-    m = _STATE_CLAIM.search(claim_text)
-    subject = m.group("subject").lower() if m else None
+    m = _asserted_state(claim_text)
+    subject = (m.group("subject") or m.group("thing")).lower() if m else None
+    state = (m.group("state") or m.group("live")).lower() if m else ""
     claim_up = claim_down = False
     if m:
-        claim_up, claim_down = _polarity(re.findall(r"[a-z]+", m.group("state").lower()))
+        claim_up, claim_down = _polarity(re.findall(r"[a-z]+", state))
         if re.search(r"\bnot\b", m.group(0), re.I):
             claim_up, claim_down = claim_down, claim_up
     tools = [s for s in sources if s.kind == "tool_result"]
@@ -1086,7 +1163,7 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             detail=f"no telemetry or tool result about {subject or 'the system'} was given",
         )
     claim_words = content_tokens(claim_text)
-    state_words = set(re.findall(r"[a-z]+", m.group("state").lower())) if m else set()
+    state_words = set(re.findall(r"[a-z]+", state))
     relevant: list[tuple[Source, set[str]]] = []
     for t in tools:
         body = _body(t) or t.text
@@ -1096,10 +1173,7 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         # whatever the agent asked it about, so a generic subject needs no name.
         reports = subject in _GENERIC_SUBJECTS and bool(state_words) and state_words <= words
         if mentions or reports or len(claim_words & content_tokens(t.text)) >= 2:
-            # State words are read from values only: the key "Error rate: 0.001" names a
-            # metric, it does not report an error.
-            values = " ".join(line.split(": ", 1)[-1] for line in body.lower().splitlines())
-            relevant.append((t, set(re.findall(r"[a-z]+", values))))
+            relevant.append((t, _state_values(body, claim_text)))
     if not relevant:
         called = ", ".join(sorted({_tool_name(t) for t in tools}))
         return CheckResult(

@@ -35,6 +35,7 @@ __all__ = [
     "figure_index",
     "find_in",
     "find_match",
+    "same_time",
 ]
 
 QuantityKind = Literal["number", "percent", "money", "date", "time"]
@@ -62,6 +63,9 @@ class Quantity:
     """Years a date offers as plain numbers on the evidence side ("in 2024")."""
     unit: str | None = None
     """The word after a number ("days", "stars"), for messages and durations."""
+    utc: frozenset[float] = field(default_factory=frozenset)
+    """For a time whose zone is known ("6:02 pm ET", "…T23:02:00+00:00"), its readings in
+    minutes of the UTC day: "6:02 pm ET" is "23:02" (EST) or "22:02" (EDT)."""
 
     def describe(self) -> str:
         if self.unit and self.kind in ("number", "percent") and not self.text.endswith(self.unit):
@@ -148,7 +152,7 @@ _DAY_RANGES = [
 # "2026-12-02T16:00:00+01:00": a date and its local time as written; the UTC offset is neither.
 _ISO_DATETIME = re.compile(
     r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
-    r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
+    r"(?::\d{2}(?:\.\d+)?)?(?P<zone>Z|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2}))?(?![\d:])"
 )
 # "on 11/30", "by 12/5": a month and day without a year, after a word that takes a date (a
 # bare "3/4" is a fraction, "24/7" a phrase)
@@ -170,6 +174,55 @@ _TIME = re.compile(
     r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
 )
+# The zone after a time ("6:02 pm ET", "22:14 UTC", "10 pm (Eastern)"): UTC offsets in hours,
+# both of a zone that has summer time when the abbreviation does not say which.
+_ZONES: dict[str, tuple[float, ...]] = {
+    "utc": (0,), "gmt": (0,), "z": (0,), "zulu": (0,),
+    "et": (-5, -4), "eastern": (-5, -4), "est": (-5,), "edt": (-4,),
+    "ct": (-6, -5), "central": (-6, -5), "cst": (-6,), "cdt": (-5,),
+    "mt": (-7, -6), "mountain": (-7, -6), "mst": (-7,), "mdt": (-6,),
+    "pt": (-8, -7), "pacific": (-8, -7), "pst": (-8,), "pdt": (-7,),
+    "cet": (1,), "cest": (2,), "bst": (1,), "eet": (2,), "eest": (3,),
+    "jst": (9,), "sgt": (8,), "hkt": (8,), "aest": (10,), "aedt": (11,), "nzdt": (13,),
+}  # fmt: skip
+_ZONE_AFTER = re.compile(
+    r"\s*\(?\s*(?:(?P<name>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")\b(?!-)"
+    r"(?:\s*(?:time\b|(?P<sign>[+-−])(?P<oh>\d{1,2})(?::?(?P<om>\d{2}))?))?)",
+    re.I,
+)
+
+
+def _zone_after(text: str, end: int) -> tuple[float, ...]:
+    """UTC offsets (hours) of the zone written right after a time ending at `end`, or ()."""
+    m = _ZONE_AFTER.match(text, end)
+    if m is None:
+        return ()
+    name = m.group("name")
+    if name == "Z" or name.lower() == "z":
+        # only a "Z" glued to the time is Zulu ("09:30Z"), not "at 9 Z-Road"
+        return (0.0,) if m.start("name") == end else ()
+    if m.group("sign"):
+        if name.lower() not in ("utc", "gmt"):
+            return ()
+        hours = int(m.group("oh")) + int(m.group("om") or 0) / 60
+        return (-hours if m.group("sign") in "-−" else hours,)
+    return tuple(float(h) for h in _ZONES[name.lower()])
+
+
+_RANGE_TO_TIME = re.compile(
+    r"\s*(?:to|-|–|until|till|and)\s*\d{1,2}(?::\d{2})?(?::\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?", re.I
+)
+
+
+def _range_zone(text: str, end: int) -> tuple[float, ...]:
+    m = _RANGE_TO_TIME.match(text, end)
+    return _zone_after(text, m.end()) if m else ()
+
+
+def _in_utc(minutes: frozenset[float], offsets: Sequence[float]) -> frozenset[float]:
+    return frozenset((v - h * 60) % 1440 for v in minutes for h in offsets)
+
+
 _TIME_RANGE = re.compile(
     r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till)\s*"
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
@@ -299,10 +352,16 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 years=frozenset({float(y)}),
             )
         )
+        local = frozenset({float(hour * 60 + minute)})
+        offset = (
+            (1 if m.group("sign") == "+" else -1) * (int(m.group("oh")) + int(m.group("om")) / 60)
+            if m.group("sign")
+            else 0.0
+        )
         found.append(
             Quantity(
-                "time", m.group(0)[11:16], m.start("h"), m.end("m"),
-                values=frozenset({float(hour * 60 + minute)}),
+                "time", m.group(0)[11:16], m.start("h"), m.end("m"), values=local,
+                utc=_in_utc(local, (offset,)) if m.group("zone") else frozenset(),
             )
         )  # fmt: skip
     for pattern in _DAY_RANGES:
@@ -392,10 +451,13 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         pm = m.group("ampm").lower().startswith("p")
         second = float((h2 % 12 + (12 if pm else 0)) * 60 + m2)
         opening = {float((h1 % 12) * 60 + m1), float((h1 % 12 + 12) * 60 + m1)}
+        zone = _zone_after(text, m.end())
         take(Quantity("time", text[m.start() : m.end("h1m")], m.start(), m.end("h1m"),
-                      values=frozenset(opening)))  # fmt: skip
+                      values=frozenset(opening),
+                      utc=_in_utc(frozenset(opening), zone)))  # fmt: skip
         take(Quantity("time", text[m.start("h2") : m.end()].strip(), m.start("h2"), m.end(),
-                      values=frozenset({second})))  # fmt: skip
+                      values=frozenset({second}),
+                      utc=_in_utc(frozenset({second}), zone)))  # fmt: skip
     for m in _TIME.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -412,7 +474,10 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             minutes = {float(hour * 60 + minute)}
             if 1 <= hour <= 12:  # "7:00" may be morning or evening
                 minutes.add(float((hour % 12 + 12) * 60 + minute))
-        take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes)))
+        # "03:00 to 04:00 UTC": the zone after the range's second time is the first's too
+        zone = _zone_after(text, m.end()) or _range_zone(text, m.end())
+        take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes),
+                      utc=_in_utc(frozenset(minutes), zone)))  # fmt: skip
 
     for m in _NUMBER.finditer(text):
         start = m.start("num") if not m.group("sym") else m.start()
@@ -514,7 +579,45 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         )
 
     found.sort(key=lambda q: q.start)
-    return tuple(found)
+    return tuple(_zoned_dates(text, found))
+
+
+def _shift_day(iso: str, days: int) -> str | None:
+    try:
+        if iso.startswith("--"):
+            day = datetime.date.fromisoformat("2000" + iso[1:]) + datetime.timedelta(days=days)
+            return day.isoformat()[4:].replace("-", "--", 1)
+        return (datetime.date.fromisoformat(iso) + datetime.timedelta(days=days)).isoformat()
+    except ValueError:
+        return None
+
+
+def _zoned_dates(text: str, found: list[Quantity]) -> list[Quantity]:
+    """A date said with a time in a zone also reads as that moment's date in the other zones
+    involved: "10:00 pm Eastern on Thursday, 12/03/2026" is 03:00 UTC on 12/04, and a tool's
+    "2026-12-01T20:00:00-06:00" is 02:00 UTC on 12/02. Only across midnight, only then."""
+    zoned = [q for q in found if q.kind == "time" and q.utc]
+    if not zoned:
+        return found
+    out = []
+    for q in found:
+        if q.kind == "date" and q.dates:
+            near = [
+                t
+                for t in zoned
+                if abs(t.start - q.start) < 80
+                and not re.search(r"[.;!?]\s", text[min(t.end, q.end) : max(t.start, q.start)])
+            ]
+            if near:
+                t = min(near, key=lambda t: abs(t.start - q.start))
+                shifts = {
+                    -1 if u - v > 720 else 1 if v - u > 720 else 0 for v in t.values for u in t.utc
+                } - {0}
+                more = {d2 for d in q.dates for k in shifts if (d2 := _shift_day(d, k))}
+                if more:
+                    q = replace(q, dates=q.dates | frozenset(more))
+        out.append(q)
+    return out
 
 
 def _make(
@@ -631,6 +734,14 @@ def _day_of_month(q: Quantity) -> set[str]:
     return set()
 
 
+def same_time(a: Quantity, b: Quantity) -> bool:
+    """Whether two times are one: the same moment when both zones are known ("6:02 pm ET" is
+    "23:02+00:00"; "23:02 UTC" is not "23:02-06:00"), else the same time as written."""
+    if a.utc and b.utc:
+        return bool(a.utc & b.utc)
+    return bool(a.values & b.values)
+
+
 def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: set[str]) -> bool:
     """Whether `p` backs `q` (`qm` and `day` are `q`'s, read once per claim figure)."""
     if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
@@ -638,7 +749,7 @@ def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: 
     if q.kind == "date":
         return p.kind == "date" and dates_match(q.dates, p.dates)
     if q.kind == "time":
-        return p.kind == "time" and bool(q.values & p.values)
+        return p.kind == "time" and same_time(q, p)
     if p.kind == "date":
         return q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years)
     if p.kind == "time" or (q.currency and p.currency and q.currency != p.currency):
@@ -693,6 +804,7 @@ class FigureIndex:
         days: list[tuple[float, int]] = []
         self._dates: dict[str, list[int]] = {}  # by "-MM-DD", by "YYYY-MM" and by "-DD"
         self._times: dict[float, list[int]] = {}
+        self._utc: dict[float, list[int]] = {}
         for i, p in enumerate(self.pool):
             if p.kind == "date":
                 values += [(y, i) for y in p.years]
@@ -702,6 +814,8 @@ class FigureIndex:
             elif p.kind == "time":
                 for v in p.values:
                     self._times.setdefault(v, []).append(i)
+                for v in p.utc:
+                    self._utc.setdefault(v, []).append(i)
             else:
                 values += [(v, i) for v in p.values]
                 pm = _clock_minutes(p)
@@ -726,6 +840,8 @@ class FigureIndex:
         elif q.kind == "time":
             for v in q.values:
                 found.update(self._times.get(v, ()))
+            for v in q.utc:
+                found.update(self._utc.get(v, ()))
         else:
             for v in q.values:
                 pad = q.tolerance + 1e-6 * max(1.0, abs(v))

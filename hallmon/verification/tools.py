@@ -53,6 +53,7 @@ from hallmon.verification.numbers import (
     distinct_quantities,
     extract_quantities,
     find_match,
+    same_time,
 )
 from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens
 
@@ -625,7 +626,10 @@ _MODAL_BEFORE = re.compile(
 # "applied to your invoice rather than paid in cash": a status on a condition, or denied.
 _CONDITION_BEFORE = re.compile(
     r"\b(?:only|once|until|unless|if|when|whether)\b[^,;:.!?]*$"
-    r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$",
+    r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$"
+    # "Once the review clears, the account is paid within 1 business day": the consequence of
+    # a condition that opens the sentence is no more the state now than the condition is.
+    r"|(?:^|[.;:!?*]\s*)(?:once|if|when|whenever|after|as\s+soon\s+as)\b[^.;:!?]*,[^,;.:!?]*$",
     re.I,
 )
 # "You've already paid $220": what someone did, not the state of the thing.
@@ -759,6 +763,10 @@ _EVENT_STEMS = {"closed": ("clos", "end"), "completed": ("complet", "finish", "e
                 "expired": ("expir", "end"), "opened": ("open", "start"),
                 "started": ("start", "open")}  # fmt: skip
 _EXPECTED_KEY = re.compile(r"estimat|expect|eta|due|schedul|plan|target", re.I)
+# "She's booked for a telephone appointment at 09:30 on 8 December": the call's appointment
+# (`appointment.at`) at that time is the booking, whatever the referral's own status.
+_BOOKED = frozenset({"booked", "scheduled", "reserved", "arranged"})
+_BOOKING_KEY = re.compile(r"book|appointment|slot|visit|reserv|schedul|session|sitting", re.I)
 
 
 def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
@@ -771,6 +779,7 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
     if any(len(stem) < 3 for stem in stems):
         return False
     said = extract_quantities(claim_text, True)
+    booked = word.lower() in _BOOKED
     # "$3,324.00 approved": the call's `approved_cents` holds the amount
     named = [(k, v) for k, v, _ in call.amounts() if any(x in k.rsplit(".", 1)[-1].lower()
                                                           for x in stems)]  # fmt: skip
@@ -778,15 +787,25 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
         return True
     for key, value in call.fields:
         leaf = key.rsplit(".", 1)[-1].lower()
-        if not key.startswith("output.") or leaf == "status" or not any(x in leaf for x in stems):
+        if not key.startswith("output.") or leaf == "status":
             continue
-        if _EXPECTED_KEY.search(leaf):
+        if booked:
+            if not _BOOKING_KEY.search(key.removeprefix("output.")):
+                continue
+        elif not any(x in leaf for x in stems) or _EXPECTED_KEY.search(leaf):
             continue
         held = distinct_quantities(value)
+        times = [q for q in said if q.kind == "time"]
+        if (
+            booked
+            and times
+            and not any(h.kind == "time" and same_time(q, h) for h in held for q in times)
+        ):
+            continue  # booked for 11:00 is not the appointment at 09:30
         if any(
             (q.kind == "date" and any(h.kind == "date" and dates_match(q.dates, h.dates)
                                       for h in held))
-            or (q.kind == "time" and any(h.kind == "time" and q.values & h.values for h in held))
+            or (q.kind == "time" and any(h.kind == "time" and same_time(q, h) for h in held))
             for q in said
         ):  # fmt: skip
             return True
@@ -866,6 +885,19 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
     return said in statuses or bool(statuses & _STAGES.get(said, set()))
 
 
+def _coded_words(call: ToolCall) -> str:
+    """The words of a call's coded output fields other than its status ("blocked … as lost":
+    `block_reason: reported_lost`); never free text, which may say anything ("notes": "tell
+    parents the registration is approved")."""
+    return " ".join(
+        _norm_status(v)
+        for k, v in call.fields
+        if k.startswith("output.")
+        and k.rsplit(".", 1)[-1] not in ("status", "state")
+        and re.fullmatch(r"[a-z]+(?:_[a-z]+){0,3}", v) is not None
+    )
+
+
 def check_tool_facts(
     claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
 ) -> CheckResult | None:
@@ -888,7 +920,7 @@ def check_tool_facts(
         "provisional" if _PROVISIONALLY.search(scope[: m.start()]) else _norm_status(m.group(1))
         for m in _STATUS_RE.finditer(scope)
         if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
-        and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
+        and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 120) : m.start()])
         and not (
             m.group(1).lower() == "paid"
             and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
@@ -914,16 +946,7 @@ def check_tool_facts(
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
-        # the words of its other coded fields ("blocked … as lost": `block_reason:
-        # reported_lost`); never free text, which may say anything ("notes": "tell parents
-        # the registration is approved")
-        reasons = " ".join(
-            _norm_status(v)
-            for k, v in call.fields
-            if k.startswith("output.")
-            and k.rsplit(".", 1)[-1] not in ("status", "state")
-            and re.fullmatch(r"[a-z]+(?:_[a-z]+){0,3}", v) is not None
-        )
+        reasons = _coded_words(call)
         for said in known:
             coded = not _EVERY.search(claim_text) and re.search(rf"\b{re.escape(said)}\b", reasons)
             if not statuses and not coded:
@@ -936,6 +959,15 @@ def check_tool_facts(
                 # "the comment period closed on 11 November": `comment_period_closes`, an
                 # event the call dates, not the application's status
                 matched.append(f"{said} (a field of {call.tool})")
+            elif not idents and any(
+                said in _statuses(c) or re.search(rf"\b{re.escape(said)}\b", _coded_words(c))
+                for c in calls
+                if c.source_id != call.source_id and c.status == "ok"
+            ):
+                # "the licence photo was rejected": the documents call's `result`, not the
+                # transfer's status, when the claim's date picked the transfer (a claim that
+                # names its order by id is read against that order's call alone)
+                continue
             else:
                 mismatched.append(
                     f"status '{said}' but {call.tool} says {', '.join(sorted(statuses))}"
@@ -1330,8 +1362,7 @@ def _when_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
             if all(
                 any(h.kind == "date" and dates_match(q.dates, h.dates) for h in held) for q in dated
             ) and (  # one of the claim's times ("logged at 08:52 … before your trip at 09:00")
-                not timed
-                or any(h.kind == "time" and q.values & h.values for h in held for q in timed)
+                not timed or any(h.kind == "time" and same_time(q, h) for h in held for q in timed)
             ):
                 return CheckResult(
                     name="tool_fact",

@@ -22,6 +22,7 @@ from hallmon.verification.checks import (
     check_quotes,
     check_system_state,
     citation_markers,
+    is_system_state_claim,
     quotations,
     run_checks,
 )
@@ -804,3 +805,32 @@ def test_a_bound_is_read_where_the_passage_bounds_the_figure_as_the_claim_does()
     (cap,) = extract_quantities("Its value of £11,500 is not more than £12,000.")[1:]
     (r,) = [x for x in extract_quantities(relief, False) if x.text == "£12,000"]
     assert other_bound("Its value of £11,500 is not more than £12,000.", [(cap, r, relief)]) is None
+
+
+def test_a_live_state_of_any_thing_needs_a_reading_of_that_thing() -> None:
+    job = {"tool": "keyline.get_job", "call_id": "c1",
+           "output": {"lock": {"model": "Deadbolt"},
+                      "tasks": [{"task": "pair with bridge", "status": "done",
+                                 "note": "remote unlock tested OK at 11:16"}]}}  # fmt: skip
+    status = {"tool": "keyline.get_lock_status", "call_id": "c2", "status": "timeout",
+              "arguments": {"lock": "L-1"}, "output": {"error": "timed out"}}  # fmt: skip
+    sources = sources_for(tool_results=[job, status])
+    # no subject list limits "online": a free-text note ("tested OK") is no reading
+    said = check_system_state("The lock is online and connected right now.", sources)
+    assert said.passed is False and "timeout" in said.detail
+    # named in a condition, not asserted
+    assert not is_system_state_claim("The keypad also works when the lock is offline.")
+    assert is_system_state_claim("The Amsterdam gateway is showing as operational.")
+
+
+def test_a_state_said_of_one_element_of_a_list_is_read_from_that_element() -> None:
+    health = {"tool": "netops.get_gateway_health", "call_id": "c1",
+              "output": {"gateways": [
+                  {"id": "gw-ams-01", "region": "Amsterdam", "status": "degraded"},
+                  {"id": "gw-fra-02", "region": "Frankfurt", "status": "operational"},
+                  {"id": "gw-lon-01", "region": "London", "status": "operational"}]}}  # fmt: skip
+    sources = sources_for(tool_results=[health])
+    wrong = check_system_state("The Amsterdam gateway is showing as operational.", sources)
+    assert wrong.passed is False and "otherwise" in wrong.detail
+    right = check_system_state("The Frankfurt gateway is operational.", sources)
+    assert right.passed is True

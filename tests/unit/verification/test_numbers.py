@@ -169,6 +169,7 @@ FIGURES = [
     "March 2024", "31 August", "the 19th", "the 3rd", "on 19 November 2026", "7:00", "2:00 pm",
     "14:00", "6:30pm", "in 2024", "half an hour", "90 seconds", "1.5 hours", "0.5", "9" * 400,
     "fourteen days", "ten euros", "3.2 kWh", "-5", "0", "99.5", "25 to 29 November", "Dec 12",
+    "6:02 pm ET", "23:02 UTC", "2026-11-30T23:02:00+00:00", "10:00 pm Eastern", "18:02",
 ]  # fmt: skip
 
 
@@ -332,3 +333,30 @@ def test_a_weekday_before_a_us_date_and_an_ordinal_day_before_a_verb() -> None:
     assert find_match(day, held) is not None
     (floor,) = extract_quantities("It is on the 4th floor.")
     assert find_match(floor, held) is None
+
+
+def test_a_time_in_a_zone_is_the_same_moment_in_another() -> None:
+    tool = extract_quantities("Uploaded at: 2026-11-30T23:02:00+00:00.", False)
+    (said,) = [q for q in extract_quantities("uploaded at 6:02 pm ET", True) if q.kind == "time"]
+    assert find_match(said, tool) is not None  # 6:02 pm EST is 23:02 UTC
+    (wrong,) = [q for q in extract_quantities("at 5:02 pm ET", True) if q.kind == "time"]
+    assert find_match(wrong, tool) is None
+    # both zoned: the moment decides, not the clock face ("23:02 UTC" is not 23:02 in Chicago)
+    chicago = extract_quantities("Opened: 2026-11-30T23:02:00-06:00.", False)
+    (utc,) = [q for q in extract_quantities("at 23:02 UTC", True) if q.kind == "time"]
+    assert find_match(utc, chicago) is None
+    # a time without a zone is read as written
+    (bare,) = [q for q in extract_quantities("at 23:02", True) if q.kind == "time"]
+    assert find_match(bare, chicago) is not None
+
+
+def test_a_date_with_a_zoned_time_reads_as_that_moments_date_across_midnight() -> None:
+    claim = extract_quantities("10:00 pm to 11:00 pm Eastern on Thursday, 12/03/2026.", True)
+    (date,) = [q for q in claim if q.kind == "date"]
+    assert "2026-12-04" in date.dates  # 03:00 UTC on 4 December
+    (same_day,) = [
+        q for q in extract_quantities("6:02 pm ET on 11/30/2026", True) if q.kind == "date"
+    ]
+    assert same_day.dates == frozenset({"2026-11-30"})  # no midnight crossed, no second date
+    tool = extract_quantities("Start: 2026-12-01T20:00:00-06:00.", False)
+    assert [q.dates for q in tool if q.kind == "date"] == [frozenset({"2026-12-01", "2026-12-02"})]

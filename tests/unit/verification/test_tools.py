@@ -905,3 +905,49 @@ def test_a_verb_with_its_object_and_a_worked_out_deadline_are_no_status_or_date_
     late = "BH-2's exceedance must be reported within 7 days, so by 6 December."
     fact = check_tool_facts(late, [daily], policy)
     assert fact is None or fact.passed is not False, fact
+
+
+def test_a_booking_is_the_calls_appointment_and_a_consequence_no_status() -> None:
+    referral = call(
+        "oh.get_referral",
+        {"referral": "OHR-3317", "status": "accepted",
+         "appointment": {"at": "2026-12-08T09:30:00+00:00", "mode": "telephone"}},
+    )  # fmt: skip
+    said = "She's booked for a telephone appointment at 09:30 on Tuesday 8 December."
+    booked = check_tool_facts(said, [referral])
+    assert booked is not None and booked.passed is True
+    other = "She's booked for a telephone appointment at 11:00 on Tuesday 8 December."
+    assert (
+        check_tool_facts(other, [referral]) is None
+        or check_tool_facts(other, [referral]).passed is not True
+    )
+    transfer = call(
+        "remit.get_transfer",
+        {
+            "transfer": "TX-1",
+            "status": "held_for_review",
+            "created_at": "2026-11-30T22:14:00+00:00",
+        },
+    )
+    later = "Once the review clears, the account ending 4471 is paid within 1 business day."
+    assert (
+        check_tool_facts(later, [transfer]) is None
+        or check_tool_facts(later, [transfer]).passed is not False
+    )
+    now = "Transfer TX-1 is paid."
+    result = check_tool_facts(now, [transfer])
+    assert result is not None and result.passed is False
+
+
+def test_a_status_another_call_holds_is_no_mismatch_unless_the_claim_names_its_call() -> None:
+    transfer = call("remit.get_transfer", {"status": "held_for_review", "created_at": "2026-11-30"})
+    documents = call(
+        "remit.get_documents", {"documents": [{"type": "photo_id", "result": "rejected"}]}
+    )
+    said = "The photo uploaded on 11/30/2026 was rejected."
+    result = check_tool_facts(said, [transfer, documents])
+    assert result is None or result.passed is not False
+    c1 = call("orders.get", {"order_id": "C-1", "status": "delivered"}, order_id="C-1")
+    c2 = call("orders.get", {"order_id": "C-2", "status": "shipped"}, order_id="C-2")
+    swapped = check_tool_facts("C-2 was delivered.", [c1, c2])
+    assert swapped is not None and swapped.passed is False
