@@ -902,6 +902,14 @@ def _claimed_families(claim_text: str) -> list[str]:
     return verb_families + rest
 
 
+_MEASURE_AFTER = re.compile(
+    r"\s?(?:kg|kgs|lbs?|g|tonnes?|tons?|km|mi|miles?|m|cm|mm|ft|feet|litres?|liters?|l|ml|"
+    r"gal(?:lons?)?|kwh|kw|mph|m²|m2|sq\s?ft|°|%|pieces?|pallets?|hours?|minutes?|days?|"
+    r"weeks?|months?|years?|seconds?)(?![\w-])",
+    re.I,
+)
+
+
 def _identifiers(text: str) -> list[str]:
     out = []
     for m in _IDENTIFIER.finditer(text):
@@ -919,6 +927,8 @@ def _identifiers(text: str) -> list[str]:
             r"\d[:.]$", before
         ):
             continue  # "6:30pm" and "the 4th floor" are quantities, not ids
+        if ident.isdigit() and _MEASURE_AFTER.match(text, m.end()):
+            continue  # "about 908 lb", "412 kg": measures, which the number check reads
         out.append(ident)
     return out
 

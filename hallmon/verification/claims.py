@@ -113,7 +113,11 @@ _GREETING = re.compile(
     + r"\s*[,.!:]*$"
     + r"|^(?:best|kind|warm)?\s*(?:regards|wishes)\b.*$"
     r"|^(?:cheers|sincerely|thanks again|take care|have a (?:great|nice|good) (?:day|week|one))"
-    r"\b.*$",
+    r"\b.*$"
+    # a letter's sign-off and its signature ("Yours faithfully, Highways Structures Team")
+    r"|^(?:yours\s+(?:faithfully|sincerely|truly)|(?:with\s+)?(?:best|kind|warm|many)\s+"
+    r"(?:regards|thanks)|respectfully(?:\s+yours)?)\b"
+    r"(?:[\s,]+(?:the\s+|on\s+behalf\s+of\s+(?:the\s+)?)?[A-Z][\w.'’&-]*){0,6}\s*[.!]?$",
     re.IGNORECASE,
 )
 # Whole-segment politeness and empathy. Kept tight: anything after these phrases that is not
@@ -182,6 +186,11 @@ _POLITE_CORE = (
     r"meal|visit|holiday|vacation|time)\b"
     r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
     r"good\s?bye|bye|welcome\s+aboard|congratulations|congrats)"
+    # Saying what cannot be said yet states nothing ("Unfortunately I can't confirm it yet").
+    r"|(?:(?:sadly|unfortunately),?\s+)?(?:i|we)(?:\s+|(?=['’]))(?:can(?:no|['’])t|cannot|couldn['’]t|"
+    r"(?:am|['’]m|are|['’]re)\s+(?:not\s+)?(?:un)?able\s+to)\s+(?:confirm|say|tell|verify)"
+    r"(?:\s+(?:that|it|this|for\s+(?:sure|certain)))?(?:\s+(?:yet|right\s+now|at\s+the\s+moment|"
+    r"just\s+now))?"
     # A request to retry states nothing ("Please try again in a few minutes").
     rf"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b{_TAIL}"
 )
@@ -265,7 +274,9 @@ _YES_NO = re.compile(
     r"(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
     # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
     r"not\s+yet|not\s+quite|not\s+really|not\s+straight\s+away|not\s+at\s+the\s+moment|"
-    r"not\s+right\s+now|(?:i['’]?m\s+)?afraid\s+not)"
+    r"not\s+right\s+now|(?:i['’]?m\s+)?afraid\s+not(?:\s+yet)?|"
+    # "Not as routed, I'm afraid.": a no to the plan as it stands
+    r"not\s+as\s+(?:it\s+)?(?:stands|routed|planned|booked|things\s+stand))"
     r"(?:,\s*(?:i['’]?m\s+afraid|sadly|unfortunately))?(?:[,!]?\s*(?:you|we|it|they|that|this|"
     r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
     r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"

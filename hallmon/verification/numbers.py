@@ -223,6 +223,7 @@ def _in_utc(minutes: frozenset[float], offsets: Sequence[float]) -> frozenset[fl
     return frozenset((v - h * 60) % 1440 for v in minutes for h in offsets)
 
 
+_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.I)
 _TIME_RANGE = re.compile(
     r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till)\s*"
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
@@ -479,6 +480,12 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes),
                       utc=_in_utc(frozenset(minutes), zone)))  # fmt: skip
 
+    for m in _NOON.finditer(text):
+        # "your noon deadline", "by midnight": times in words
+        if free(m.start(), m.end()):
+            at = 0.0 if m.group(0).lower() == "midnight" else 720.0
+            take(Quantity("time", m.group(0), m.start(), m.end(), values=frozenset({at})))
+
     for m in _NUMBER.finditer(text):
         start = m.start("num") if not m.group("sym") else m.start()
         if not free(start, m.end()):
@@ -579,7 +586,44 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         )
 
     found.sort(key=lambda q: q.start)
-    return tuple(_zoned_dates(text, found))
+    return tuple(_zoned_dates(text, _compound_durations(text, found)))
+
+
+# "7 h 35 min", "2 hours and 55 minutes", "11 days and 8 hours": one length, in the smaller unit
+_COMPOUND = {("hour", "minute"): ("minutes", 60.0), ("day", "hour"): ("hours", 24.0)}
+_UNIT_FAMILY = {"h": "hour", "hr": "hour", "hour": "hour", "min": "minute", "minute": "minute",
+                "day": "day"}  # fmt: skip
+
+
+def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
+    out: list[Quantity] = []
+    for q in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == q.kind == "number"
+            and len(prev.values) == len(q.values) == 1
+            # the first figure's unit word between them ("7 h 35", "2 hours and 55")
+            and re.fullmatch(r"\s*[A-Za-z]+\.?\s*,?\s*(?:and\s+)?", text[prev.end : q.start])
+        ):
+            pair = (_UNIT_FAMILY.get(_unit_key(prev.unit)), _UNIT_FAMILY.get(_unit_key(q.unit)))
+            if pair in _COMPOUND:
+                unit, per = _COMPOUND[pair]
+                (big,), (small,) = prev.values, q.values
+                if big == int(big) and 0 <= small < per:
+                    value = big * per + small
+                    out[-1] = replace(
+                        prev,
+                        text=f"{prev.text} {prev.unit} {q.text}",
+                        end=q.end,
+                        values=frozenset({value}),
+                        unit=unit,
+                        duration_days=value / 24 if unit == "hours" else None,
+                        tolerance=0.0,
+                    )
+                    continue
+        out.append(q)
+    return out
 
 
 def _shift_day(iso: str, days: int) -> str | None:
@@ -1112,7 +1156,8 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
     times = list(islice((t for t in known if t.kind == "time" and t.values), MAX_DERIVED))
     for i, a in enumerate(times):
         for b in times[i + 1 :]:
-            gaps = {abs(x - y) % 1440 for x in a.values for y in b.values}
+            # either way round the clock: 19:42 to 03:17 is 7 h 35 min
+            gaps = {d % 1440 for x in a.values for y in b.values for d in (x - y, y - x)}
             if any(abs(g - v * clock[2]) < 0.5 for g in gaps for v in q.values):
                 return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
     return None

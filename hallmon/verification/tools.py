@@ -58,6 +58,8 @@ from hallmon.verification.numbers import (
 from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens
 
 MAX_FIELDS = 200
+MAX_CALL_AMOUNTS = 40
+"""Amounts of one call the answer's arithmetic may start from (bounded: hostile outputs)."""
 MAX_VALUE_CHARS = 500
 MAX_DEPTH = 6
 
@@ -323,6 +325,15 @@ def _worked_out_date(q: Quantity, call: ToolCall, stated: Sequence[Quantity]) ->
     return derived_from(q, [*stated, *held][:400]) is not None
 
 
+def _as_quantities(amounts: Sequence[tuple[str, float, str | None]]) -> list[Quantity]:
+    """A call's amounts as figures the answer's arithmetic may start from ("the remaining 15%,
+    £2,760.00" of the invoice's `face_value`)."""
+    return [
+        Quantity("money", f"{v:g}", 0, 0, values=frozenset({v}), currency=c)
+        for _, v, c in amounts[:MAX_CALL_AMOUNTS]
+    ]
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -379,6 +390,25 @@ def _compare(
         ):
             # a fact's amount the policy states ("minus a $15 cancellation fee") or another
             # call holds (the rateable value the property lookup returned)
+            continue
+        elif (
+            not beside_match
+            and derived_from(
+                q,
+                # the calls' amounts before the policy's: a derivation reads only the first
+                # few figures of each kind
+                [
+                    *figures,
+                    *_as_quantities([*amounts, *(a for o in elsewhere for a in o.amounts())]),
+                    *stated,
+                ],
+                own=[c for c in figures if c is not q and c.kind in ("money", "percent")],
+                counts=counts_in(claim_text),
+            )
+            is not None
+        ):
+            # a fact's amount the answer works out from the calls' and the policy's figures
+            # ("the remaining 15%, £2,760.00" of the invoice's `face_value`)
             continue
         elif primary and same_as(q, others):
             # "I've refunded €30, half of your €60 order": the €60 is the call's
@@ -630,6 +660,11 @@ _CONDITION_BEFORE = re.compile(
     # "Once the review clears, the account is paid within 1 business day": the consequence of
     # a condition that opens the sentence is no more the state now than the condition is.
     r"|(?:^|[.;:!?*]\s*)(?:once|if|when|whenever|after|as\s+soon\s+as)\b[^.;:!?]*,[^,;.:!?]*$",
+    re.I,
+)
+_DENIED_BEFORE = re.compile(
+    r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:yet|been|being|be|treated|marked|shown|"
+    r"listed|recorded|counted|it|them|this|as|fully)\s+){0,4}$",
     re.I,
 )
 # "You've already paid $220": what someone did, not the state of the thing.
@@ -921,6 +956,9 @@ def check_tool_facts(
         for m in _STATUS_RE.finditer(scope)
         if not _MODAL_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         and not _CONDITION_BEFORE.search(scope[max(0, m.start() - 120) : m.start()])
+        # "I have not treated it as paid": a status denied is no status said (the negation
+        # check reads denials)
+        and not _DENIED_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         and not (
             m.group(1).lower() == "paid"
             and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
@@ -1185,6 +1223,13 @@ _AGENT_VOICE = re.compile(
 )
 # "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
 # a short, bounded gap between the thing and the verb.
+# "is booked", not "is scheduled to ship" (a plan) or "is reserved by another customer"
+_PRESENT_DONE = re.compile(
+    r"\b(?:is|are|['’]re|['’]s)\s+(?:now\s+|all\s+|already\s+)?(?:booked|reserved|confirmed|"
+    r"scheduled|registered|submitted|filed|cancell?ed|refunded|paid|sent|renewed|transferred)\b"
+    r"(?!\s+to\b|\s+by\s+(?:another|someone|somebody|a\s+different|other)\b)",
+    re.I,
+)
 _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
@@ -1573,10 +1618,13 @@ def _near(q: Quantity, values: set[str]) -> bool:
 
 @lru_cache(maxsize=64)
 def _stated(texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The amounts and dates the policies and earlier turns state ("the November 20
-    deadline"): read once per answer, not once per claim."""
+    """The amounts, percentages and dates the policies and earlier turns state ("the November
+    20 deadline", "a discount fee of 1.2%"): read once per answer, not once per claim."""
     return tuple(
-        q for text in texts for q in distinct_quantities(text) if q.currency or q.kind == "date"
+        q
+        for text in texts
+        for q in distinct_quantities(text)
+        if q.currency or q.kind in ("date", "percent")
     )
 
 
@@ -1606,6 +1654,13 @@ def ground_in_tools(
         or needs_action_check(claim)
         or _PASSIVE_DONE.search(text)
         or _MORE_PAST.search(text)
+        # "the 11 pm slot is booked" right after the booking call timed out: a state only the
+        # failed call could have made (without one it is a lookup's state, read as a fact)
+        or (
+            _PRESENT_DONE.search(text)
+            and not _FAILURE.search(text)
+            and _failed_attempt(text, calls) is not None
+        )
     ):
         action = check_action(text, calls, stated)
         # An attempt on the claim's thing that failed keeps the action check, whoever did it.

@@ -834,3 +834,10 @@ def test_a_state_said_of_one_element_of_a_list_is_read_from_that_element() -> No
     assert wrong.passed is False and "otherwise" in wrong.detail
     right = check_system_state("The Frankfurt gateway is operational.", sources)
     assert right.passed is True
+
+
+def test_a_measure_is_no_identifier() -> None:
+    from hallmon.verification.checks import _identifiers
+
+    said = "I've rebooked all 6 pieces (412 kg, about 908 lb) on LH8401 for order 55123."
+    assert _identifiers(said) == ["LH8401", "55123"]

@@ -375,6 +375,8 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
         "I'm afraid not.",
         "Not quite.",
         "**Power:** not really, I'm afraid.",
+        "I'm afraid not yet.",
+        "Not as routed, I'm afraid.",
     ],
 )
 def test_a_bare_not_yet_is_folded_like_a_no(bare: str) -> None:
@@ -413,3 +415,22 @@ def test_yes_thats_done_is_courtesy_before_the_claim() -> None:
 def test_a_decimal_point_does_not_end_a_courtesy_phrase() -> None:
     text = "I'm sorry I can't offer more on the $74.95 arrangement. Refunds take 5 days."
     assert [c.text for c in extract_claims(text).claims] == ["Refunds take 5 days."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yours faithfully, Highways Structures Team",
+        "Yours sincerely, Dr A. Smith",
+        "Kind regards, the Support Team",
+        "Unfortunately I can't confirm it yet.",
+        "We're not able to confirm that right now.",
+    ],
+)
+def test_sign_offs_and_what_cannot_be_said_yet_are_not_claims(text: str) -> None:
+    assert extract_claims(text).claims == []
+
+
+def test_a_sign_off_with_content_or_a_named_thing_not_confirmed_stays_a_claim() -> None:
+    assert extract_claims("Yours faithfully, we refunded 40 pounds.").claims
+    assert extract_claims("I can't confirm the refund of $40 yet.").claims

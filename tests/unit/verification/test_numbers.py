@@ -360,3 +360,19 @@ def test_a_date_with_a_zoned_time_reads_as_that_moments_date_across_midnight() -
     assert same_day.dates == frozenset({"2026-11-30"})  # no midnight crossed, no second date
     tool = extract_quantities("Start: 2026-12-01T20:00:00-06:00.", False)
     assert [q.dates for q in tool if q.kind == "date"] == [frozenset({"2026-12-01", "2026-12-02"})]
+
+
+def test_a_length_in_two_units_is_one_length_and_may_be_the_time_between_two_times() -> None:
+    (apart,) = extract_quantities("7 h 35 min apart", True)
+    assert apart.values == frozenset({455.0}) and apart.unit == "minutes"
+    (days,) = extract_quantities("11 days and 8 hours", True)
+    assert days.values == frozenset({272.0}) and days.unit == "hours"
+    # across midnight: 19:42 on one day to 03:17 on the next
+    trips = [*extract_quantities("tripped at 19:42 UTC and again at 03:17 UTC", False)]
+    assert derived_from(apart, trips) is not None
+    (wrong,) = extract_quantities("7 h 53 min apart", True)
+    assert derived_from(wrong, trips) is None
+    # "noon" is a time ("09:05, 2 hours 55 minutes before your noon deadline")
+    known = [*extract_quantities("arrives at 09:05 before the noon deadline", False)]
+    (gap,) = extract_quantities("2 hours 55 minutes", True)
+    assert derived_from(gap, known) is not None

@@ -951,3 +951,45 @@ def test_a_status_another_call_holds_is_no_mismatch_unless_the_claim_names_its_c
     c2 = call("orders.get", {"order_id": "C-2", "status": "shipped"}, order_id="C-2")
     swapped = check_tool_facts("C-2 was delivered.", [c1, c2])
     assert swapped is not None and swapped.passed is False
+
+
+def test_a_denied_status_is_no_status_said() -> None:
+    ledger = call("ledger.get", {"invoice": "INV-4402", "status": "removed"}, facility="FF-1")
+    said = "INV-4402 is still shown as removed, so I have not treated it as paid."
+    result = check_tool_facts(said, [ledger])
+    assert result is not None and result.passed is True and "paid" not in result.detail
+
+
+def test_a_facts_amount_worked_out_from_the_calls_figures_is_no_mismatch() -> None:
+    ledger = call(
+        "ledger.get",
+        {"invoices": [{"invoice": "INV-4471", "face_value": 18400, "status": "approved"}]},
+        facility="FF-1",
+    )
+    right = "When INV-4471 is paid in full, the remaining 15%, £2,760.00, is released to you."
+    result = check_tool_facts(right, [ledger])
+    assert result is None or result.passed is not False
+    wrong = "When INV-4471 is paid in full, the remaining 15%, £2,670.00, is released to you."
+    result = check_tool_facts(wrong, [ledger])
+    assert result is not None and result.passed is False
+
+
+def test_a_present_done_state_after_its_call_failed_is_an_unbacked_action() -> None:
+    def claim(text: str) -> Claim:
+        return Claim(id="c1", text=text, span=Span(start=0, end=len(text)), type="fact")
+
+    timed_out = call("scopebook.book", {"error": "no response"}, "timeout", target="NGC 2392")
+    said = claim("You're all set: the 11 pm slot on Thursday is booked for NGC 2392.")
+    (action,) = [c for c in ground_in_tools(said, [], [timed_out], []) if c.name == "action"]
+    assert action.passed is False and "timeout" in action.detail
+    # without a failed attempt it is a lookup's state; a plan or another's booking is no act
+    slots = call("scopebook.get_slots", {"slots": [{"start": "22:00", "status": "booked"}]})
+    assert not [c for c in ground_in_tools(said, [], [slots], []) if c.name == "action"]
+    for text in (
+        "It's scheduled to ship on 12/10.",
+        "The car is reserved by another customer from December 6.",
+        "The booking timed out, so nothing is booked yet.",
+    ):
+        assert not [
+            c for c in ground_in_tools(claim(text), [], [timed_out], []) if c.name == "action"
+        ]
