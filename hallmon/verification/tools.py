@@ -920,6 +920,57 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
     return said in statuses or bool(statuses & _STAGES.get(said, set()))
 
 
+_CODE_VALUE = re.compile(r"\(?[A-Za-z0-9]{1,6}(?:[/.+-][A-Za-z0-9]{1,6}){0,2}\)?")
+# Fields whose values are codes said after the field's own name ("packing group II", "tunnel
+# code (D/E)", "grade B2"): free-text and generic names are left to the other checks.
+_GENERIC_LEAVES = frozenset({"status", "state", "name", "type", "id", "note", "notes",
+                             "reason", "description", "message", "title", "comment", "error",
+                             "detail"})  # fmt: skip
+
+
+def _is_code(text: str) -> bool:
+    """A short code ("II", "(D/E)", "B2"), not a word ("is"), a number or a yes/no."""
+    return (
+        _CODE_VALUE.fullmatch(text) is not None
+        and re.search(r"[A-Z]", text) is not None
+        and text.lower() not in ("true", "false", "none", "null", "yes", "no", "n/a")
+        and not re.fullmatch(r"[A-Z][a-z]+", text)  # a capitalised word, a name
+    )
+
+
+def _keyed_codes(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
+    """(matched, mismatched) codes the claim says right after a field's name: "packing group
+    III" against the element's `packing_group: "II"`. A claim naming several elements may say
+    any of their values."""
+    values: dict[str, set[str]] = {}
+    for key, value in call.fields:
+        leaf = key.rsplit(".", 1)[-1]
+        if not key.startswith("output.") or leaf.lower() in _GENERIC_LEAVES:
+            continue
+        if not _is_code(value):
+            continue
+        words = " ".join(w for w in re.split(r"[_\W\d]+", leaf.lower()) if w)
+        if len(words) >= 4:
+            values.setdefault(words, set()).add(value.strip("()").lower())
+    matched: list[str] = []
+    mismatched: list[str] = []
+    for words, held in values.items():
+        pattern = r"\b" + r"[\s_-]+".join(map(re.escape, words.split())) + r"\s*:?\s+"
+        for m in re.finditer(pattern, claim_text, re.I):
+            said = _CODE_VALUE.match(claim_text, m.end())
+            if said is None or not _is_code(said.group(0)):
+                continue
+            code = said.group(0).strip("()").lower()
+            if code in held:
+                matched.append(f"{words} {said.group(0)}")
+            elif not any(h.startswith(code) or code.startswith(h) for h in held if len(h) > 3):
+                mismatched.append(
+                    f"{words} '{said.group(0)}' but {call.tool} says "
+                    f"{', '.join(sorted(held)).upper()}"
+                )
+    return matched, mismatched
+
+
 def _coded_words(call: ToolCall) -> str:
     """The words of a call's coded output fields other than its status ("blocked … as lost":
     `block_reason: reported_lost`); never free text, which may say anything ("notes": "tell
@@ -984,6 +1035,9 @@ def check_tool_facts(
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
+        codes_matched, codes_mismatched = _keyed_codes(claim_text, call)
+        matched += codes_matched
+        mismatched += codes_mismatched
         reasons = _coded_words(call)
         for said in known:
             coded = not _EVERY.search(claim_text) and re.search(rf"\b{re.escape(said)}\b", reasons)
@@ -1108,7 +1162,9 @@ _FAILURE = re.compile(
     # "our repair system isn't responding", "the booking service is unavailable"
     r"(?:is|was|are|were)(?:n't|n’t|\s+not)\s+(?:currently\s+)?respond\w*|not\s+responding|"
     r"did(?:n't|n’t|\s+not)\s+(?:respond|answer|reply)|no\s+response|"
-    r"unavailable|unreachable)\b",
+    r"unavailable|unreachable|"
+    # "I tried to find a route avoiding them, but none was found"
+    r"(?:none|nothing)\s+(?:was|were|could\s+be)\s+found)\b",
     re.I,
 )
 # Words such a report may use without naming anything the call must hold (normalised tokens).

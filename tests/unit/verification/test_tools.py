@@ -993,3 +993,32 @@ def test_a_present_done_state_after_its_call_failed_is_an_unbacked_action() -> N
         assert not [
             c for c in ground_in_tools(claim(text), [], [timed_out], []) if c.name == "action"
         ]
+
+
+def test_a_code_said_after_its_fields_name_is_compared_with_that_element() -> None:
+    shipment = call(
+        "dg.get_shipment",
+        {"items": [
+            {"un": "UN1263", "packing_group": "II", "tunnel_code": "(D/E)"},
+            {"un": "UN1993", "packing_group": "III", "tunnel_code": "(E)"}]},
+    )  # fmt: skip
+    wrong = check_tool_facts(
+        "UN1263 PAINT: class 3, packing group III, tunnel code (D/E).", [shipment]
+    )
+    assert wrong is not None and wrong.passed is False and "packing group 'III'" in wrong.detail
+    right = check_tool_facts("UN1263 PAINT: packing group II, tunnel code (D/E).", [shipment])
+    assert right is not None and right.passed is True
+    both = "UN1263 is packing group II and UN1993 packing group III."
+    assert check_tool_facts(both, [shipment]).passed is True  # type: ignore[union-attr]
+    # words, numbers and yes/no after a field's name are no codes
+    balance = call("accounts.get_balance", {"balance": "1240.55", "on_list": "FALSE"})
+    assert check_tool_facts("Your balance is £1,240.55.", [balance]) is None or (
+        check_tool_facts("Your balance is £1,240.55.", [balance]).passed is not False  # type: ignore[union-attr]
+    )
+
+
+def test_none_found_is_a_failure_the_failed_call_backs() -> None:
+    failed = call("dg.plan_route", {"error": "NO_ROUTE"}, "error", shipment="DG-1")
+    said = "none was found"  # the clause after "I tried to find a route avoiding them, but"
+    backed = check_reported_failure(said, [failed])
+    assert backed is not None and backed.passed is True
