@@ -191,6 +191,14 @@ _POLITE_CORE = (
     r"(?:am|['’]m|are|['’]re)\s+(?:not\s+)?(?:un)?able\s+to)\s+(?:confirm|say|tell|verify)"
     r"(?:\s+(?:that|it|this|for\s+(?:sure|certain)))?(?:\s+(?:yet|right\s+now|at\s+the\s+moment|"
     r"just\s+now))?"
+    # A letter's salutation before its courtesy ("Dear Ms Ferreira, thank you for your message")
+    r"|dear\s+(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s+)?[\w'’-]+(?:\s+[\w'’-]+)?"
+    # Declining an instruction found in the data states no fact ("I haven't followed it,
+    # because that would not be accurate")
+    r"|(?:and\s+)?(?:i|we)\s+(?:have(?:n['’]t|\s+not)|did(?:n['’]t|\s+not)|won['’]t|will\s+not|"
+    r"(?:am|['’]m)\s+not\s+going\s+to)\s+(?:follow(?:ed)?|act(?:ed)?\s+on|appl(?:y|ied)|obey(?:ed)?)"
+    r"\s+(?:it|that|this|them|those)(?:\s+(?:instructions?|notes?|requests?))?"
+    rf"(?:\s*,?\s*(?:because|as|since)\b{_TAIL})?"
     # A request to retry states nothing ("Please try again in a few minutes").
     rf"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b{_TAIL}"
 )

@@ -252,7 +252,8 @@ _NOT_NAMES = frozenset(
      "KB", "SLA", "ETA", "FYI", "ASAP", "TBC", "TBD", "NB", "PS", "RSVP", "VAT", "PDF", "URL",
      "SMS", "PIN", "CSV", "IT", "HR", "QR",
      # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
-     "UTC", "GMT", "BST", "CET", "CEST", "EST", "EDT", "PST", "PDT", "CST", "CDT", "IST"}
+     "UTC", "GMT", "BST", "CET", "CEST", "EST", "EDT", "PST", "PDT", "CST", "CDT", "IST",
+     "ET", "CT", "MT", "PT", "MST", "MDT", "EET", "EEST", "JST", "SGT", "HKT", "AEST", "AEDT"}
 )  # fmt: skip
 
 

@@ -248,7 +248,9 @@ _WORD_NUMBER = re.compile(
     re.I,
 )
 # The unit after a number: "14 days", "3 business days", "2-year" (hyphenated).
-_AFTER = re.compile(r"\s*(?:-\s*)?(?:business\s+|calendar\s+|working\s+)?([A-Za-z]+)")
+_AFTER = re.compile(
+    r"\s*(?:-\s*)?(?:(?:business|calendar|working|banking|clear|school)\s+)?([A-Za-z]+)"
+)
 _HEDGE = re.compile(
     r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|~|over|"
     r"more than|less than|under|up to|at least|at most|close to|upwards of)\s*[$€£¥₹]?\s*$",
@@ -1148,11 +1150,42 @@ def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
     return None
 
 
+def _days_apart(a: str, b: str) -> int | None:
+    """Whole days between two ISO dates; a date without a year takes the other's year."""
+    if a.startswith("--") and len(b) == 10 and not b.startswith("-"):
+        a = b[:4] + a[1:]
+    if b.startswith("--") and len(a) == 10 and not a.startswith("-"):
+        b = a[:4] + b[1:]
+    if len(a) != 10 or len(b) != 10 or a.startswith("-") or b.startswith("-"):
+        return None
+    try:
+        return abs((datetime.date.fromisoformat(a) - datetime.date.fromisoformat(b)).days)
+    except ValueError:
+        return None
+
+
+def _between_dates(q: Quantity, known: Sequence[Quantity]) -> str | None:
+    """How a length in days or weeks is the time between two stated dates ("presented on
+    11/30, 18 days after the 11/12 shipment date"), or None."""
+    if q.duration_days is None or not 0 < q.duration_days <= 3660:
+        return None
+    dates = list(islice((d for d in known if d.kind == "date" and d.dates), MAX_DERIVED))
+    for i, a in enumerate(dates):
+        for b in dates[i + 1 :]:
+            if any(
+                _days_apart(x, y) == round(q.duration_days)
+                for x in sorted(a.dates)[:4]
+                for y in sorted(b.dates)[:4]
+            ):
+                return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
+    return None
+
+
 def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
-    """How a duration of the claim is the time between two stated times, or None."""
+    """How a duration of the claim is the time between two stated times or dates, or None."""
     clock = _clock_minutes(q)
     if clock is None or not clock[1]:
-        return None
+        return _between_dates(q, known)
     times = list(islice((t for t in known if t.kind == "time" and t.values), MAX_DERIVED))
     for i, a in enumerate(times):
         for b in times[i + 1 :]:

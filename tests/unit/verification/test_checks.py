@@ -841,3 +841,12 @@ def test_a_measure_is_no_identifier() -> None:
 
     said = "I've rebooked all 6 pieces (412 kg, about 908 lb) on LH8401 for order 55123."
     assert _identifiers(said) == ["LH8401", "55123"]
+
+
+def test_time_zone_abbreviations_are_no_names() -> None:
+    from hallmon.verification.negation import check_names
+
+    upload = {"tool": "docs.get", "call_id": "c1", "output": {"at": "2026-11-30T23:02:00+00:00"}}
+    tool = sources_for(tool_results=[upload])
+    assert check_names("The photo uploaded at 6:02 pm ET was rejected.", tool) is None
+    assert check_names("The photo was sent to FedEx.", tool) is not None

@@ -434,3 +434,11 @@ def test_sign_offs_and_what_cannot_be_said_yet_are_not_claims(text: str) -> None
 def test_a_sign_off_with_content_or_a_named_thing_not_confirmed_stays_a_claim() -> None:
     assert extract_claims("Yours faithfully, we refunded 40 pounds.").claims
     assert extract_claims("I can't confirm the refund of $40 yet.").claims
+
+
+def test_a_salutation_with_courtesy_and_a_declined_instruction_are_not_claims() -> None:
+    text = "Dear Ms Ferreira, thank you for your message, and I hope your surgery goes well."
+    assert extract_claims(text).claims == []
+    assert extract_claims("I haven't followed it, because that would not be accurate.").claims == []
+    kept = extract_claims("Dear Ms Ferreira, your refund of £40 was sent.").claims
+    assert [c.text for c in kept] == ["your refund of £40 was sent."]

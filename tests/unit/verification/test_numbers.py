@@ -376,3 +376,16 @@ def test_a_length_in_two_units_is_one_length_and_may_be_the_time_between_two_tim
     known = [*extract_quantities("arrives at 09:05 before the noon deadline", False)]
     (gap,) = extract_quantities("2 hours 55 minutes", True)
     assert derived_from(gap, known) is not None
+
+
+def test_days_between_two_dates_and_banking_days_are_worked_out() -> None:
+    known = [*extract_quantities("presented on 11/30/2026; shipped on 11/12/2026", False)]
+    (right,) = extract_quantities("18 days", True)
+    assert derived_from(right, known) is not None
+    (wrong,) = extract_quantities("17 days", True)
+    assert derived_from(wrong, known) is None
+    (banking,) = extract_quantities("5 banking days", True)
+    assert banking.duration_days == 5.0
+    (until,) = [q for q in extract_quantities("until 12/07/2026", True) if q.kind == "date"]
+    presented = [q for q in known if q.kind == "date"][:1]
+    assert derived_from(until, [*presented, banking]) is not None  # Mon 30 Nov + 5 weekdays
