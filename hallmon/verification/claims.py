@@ -282,10 +282,11 @@ _YES_NO = re.compile(
     r"(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
     # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
     r"not\s+yet|not\s+quite|not\s+really|not\s+straight\s+away|not\s+at\s+the\s+moment|"
+    r"not\s+(?:today|tomorrow|tonight|this\s+(?:week|weekend|time)|on\s+\w+day)|"
     r"not\s+right\s+now|(?:i['’]?m\s+)?afraid\s+not(?:\s+yet)?|"
     # "Not as routed, I'm afraid.": a no to the plan as it stands
     r"not\s+as\s+(?:it\s+)?(?:stands|routed|planned|booked|things\s+stand))"
-    r"(?:,\s*(?:i['’]?m\s+afraid|sadly|unfortunately))?(?:[,!]?\s*(?:you|we|it|they|that|this|"
+    r"(?:,\s*(?:i['’]?m\s+afraid|sadly|unfortunately|sorry))?(?:[,!]?\s*(?:you|we|it|they|that|this|"
     r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
     r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"
     r"\s*[.!,]?$",

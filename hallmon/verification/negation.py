@@ -222,16 +222,20 @@ def _spelled(name: str) -> str:
     return r"\b" + r"[\s-]?".join(parts) + r"(?:s|es|['’]s)?\b"
 
 
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_CAPITALISED = re.compile(r"\b[A-Za-z][a-z]+\b")
 
 
 @lru_cache(maxsize=16)
 def _initials(text: str, longest: int = 6) -> frozenset[str]:
-    """Initials of runs of 2..`longest` consecutive capitalised words ("New York" -> "NY";
-    "of"/"and" may sit between them), so that "NY" counts as named by a text saying "New
-    York". Linear: at most `longest` runs start at each word; cached, as every claim of an
-    answer reads the same sources."""
-    words = [(m.start(), m.end(), m.group(0)[0]) for m in _CAPITALISED.finditer(text)]
+    """Initials of runs of 2..`longest` consecutive words ("New York" -> "NY", "emission
+    limit value" -> "ELV"; "of"/"and" may sit between them), so that "NY" counts as named by a
+    text saying "New York". Linear: at most `longest` runs start at each word; cached, as every
+    claim of an answer reads the same sources."""
+    words = [
+        (m.start(), m.end(), m.group(0)[0].upper())
+        for m in _CAPITALISED.finditer(text)
+        if m.group(0).lower() not in ("of", "and")
+    ]
     out: set[str] = set()
     for i in range(len(words)):
         letters = words[i][2]

@@ -166,6 +166,12 @@ _SHORT_NUMERIC_DATE = re.compile(
     r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)",
     re.I,
 )
+# "(11/29 to 12/01)": two month/day dates around "to" are a range of dates, whatever is before
+_SHORT_DATE_RANGE = re.compile(
+    r"(?<![\d/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})\s*(?:to|-|–|through|thru|until)\s*"
+    r"(?P<c>\d{1,2})/(?P<d>\d{1,2})(?![\d/]|\.\d)",
+    re.I,
+)
 # "19/12/2026", "12/19/2026." (a full stop after it ends the sentence, not the date)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/]|\.\d)")
 _TIME = re.compile(
@@ -434,6 +440,21 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                     years=frozenset({float(year)}),
                 )
             )
+    for m in _SHORT_DATE_RANGE.finditer(text):
+        ends: list[tuple[int, int, set[str]]] = []
+        for one, two in (("a", "b"), ("c", "d")):
+            mo_or_d, d_or_mo = int(m.group(one)), int(m.group(two))
+            pair = ((mo_or_d, d_or_mo), (d_or_mo, mo_or_d))
+            ends.append(
+                (
+                    m.start(one),
+                    m.end(two),
+                    {f"--{mo:02d}-{d:02d}" for mo, d in pair if _valid(None, mo, d)},
+                )
+            )
+        if all(r for _, _, r in ends) and free(m.start(), m.end()):
+            for s0, e0, readings in ends:
+                take(Quantity("date", text[s0:e0], s0, e0, dates=frozenset(readings)))
     for m in _SHORT_NUMERIC_DATE.finditer(text):
         first = "a" if m.group("a") is not None else "a2"
         start = m.start(first)
@@ -1048,6 +1069,8 @@ def derived_from(
     at £94 each, plus £12 a tyre and a £20 visit charge, so £232"). `also` are further
     figures taken as the claim's own (without counts) when its own give nothing: the
     answer's amounts elsewhere."""
+    if q.kind == "number" and _unit_key(q.unit) in _POINTS:
+        return _percent_from(q, known)
     if q.kind in ("money", "number") and q.values:
         return (
             (_percent_of(q, known) if q.kind == "money" else None)
@@ -1106,7 +1129,32 @@ def _with_own(
         or (_total(q, own, counts) if q.kind == "money" else None)
         or (_share(q, own, known) if q.kind == "money" else None)
         or (_counted(q, own, counts) if q.kind == "money" else None)
+        # "two winch launches come to £24.00" at a stated £12.00 a launch: a stated amount
+        # times a count the claim itself states, to the cent
+        or (_counted(q, known[:MAX_DERIVED], counts) if q.kind == "money" and counts else None)
     )
+
+
+_POINTS = frozenset({"percentage", "point", "pp", "ppt"})
+
+
+def _percent_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
+    """How a percentage of the claim is percentage points between two stated percentages
+    ("5.8% against a 4.0% tolerance, 1.8 percentage points outside"), or None. A share of one
+    figure in another ("32.4 over the 180 limit, which is 18% above") is not worked out: which
+    figure is the base is exactly what a wrong answer gets wrong ("15%" is 32.4 of the
+    measured 212.4)."""
+    if not q.values:
+        return None
+    tolerance = max(q.tolerance, 0.05)
+    percents = list(islice((p for p in known if p.kind == "percent" and p.values), MAX_DERIVED))
+    for i, a in enumerate(percents):
+        for b in percents[i + 1 :]:
+            for x in a.values:
+                for y in b.values:
+                    if any(abs(abs(x - y) - v) <= tolerance for v in q.values):
+                        return f"{q.describe()} is {a.describe()} less {b.describe()}"
+    return None
 
 
 def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:

@@ -402,7 +402,12 @@ def _compare(
                     *_as_quantities([*amounts, *(a for o in elsewhere for a in o.amounts())]),
                     *stated,
                 ],
-                own=[c for c in figures if c is not q and c.kind in ("money", "percent")],
+                # the claim's figures and the policy's amounts ("two winch launches come to
+                # £24.00" at the policy's £12 a launch)
+                own=[
+                    *(c for c in figures if c is not q and c.kind in ("money", "percent")),
+                    *stated_money,
+                ],
                 counts=counts_in(claim_text),
             )
             is not None
@@ -661,6 +666,13 @@ _CONDITION_BEFORE = re.compile(
     # a condition that opens the sentence is no more the state now than the condition is.
     r"|(?:^|[.;:!?*]\s*)(?:once|if|when|whenever|after|as\s+soon\s+as)\b[^.;:!?]*,[^,;.:!?]*$",
     re.I,
+)
+_RESULT_KEYS = frozenset({"result", "outcome", "verdict", "test_result"})
+_PASSED = re.compile(
+    r"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|already\s+)?passed\b(?!\s+(?:on|to)\b)", re.I
+)
+_TIMEFRAME_AFTER = re.compile(
+    r"\s+(?:within|in\s+(?:up\s+to\s+)?\d|after\s+\d|no\s+later\s+than|inside\s+of)", re.I
 )
 _DENIED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:yet|been|being|be|treated|marked|shown|"
@@ -971,6 +983,33 @@ def _keyed_codes(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]
     return matched, mismatched
 
 
+def _result_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A claim that a test or inspection passed, against the `result` of the call's record the
+    claim names by its key ("VDK: the forced sample … has passed" against `vdk_test.result:
+    pending`). None when no such result is named."""
+    if not _PASSED.search(claim_text):
+        return None
+    words = content_tokens(claim_text)
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for key, value in call.fields:
+            parts = key.split(".")
+            if parts[-1] not in _RESULT_KEYS or not re.fullmatch(r"[A-Za-z_ ]{2,30}", value):
+                continue
+            if not _key_words(".".join(parts[:-1]) or key) & words:
+                continue
+            result = _norm_status(value)
+            passed = result in ("passed", "pass", "ok", "satisfactory", "compliant")
+            return CheckResult(
+                name="tool_fact",
+                passed=passed,
+                detail=f"{call.source_id} {'agrees' if passed else 'says otherwise'}: "
+                f"{key.split('.', 1)[1]}={value}",
+            )
+    return None
+
+
 def _coded_words(call: ToolCall) -> str:
     """The words of a call's coded output fields other than its status ("blocked … as lost":
     `block_reason: reported_lost`); never free text, which may say anything ("notes": "tell
@@ -1016,6 +1055,8 @@ def check_tool_facts(
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
+        # "transfers are completed within 15 working days": a rule's timeframe, no status
+        and not _TIMEFRAME_AFTER.match(scope, m.end())
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
@@ -1701,6 +1742,8 @@ def ground_in_tools(
         fact = check_empty_lists(text, calls)
     if fact is None:
         fact = _payment_reports(text, calls)
+    if fact is None:
+        fact = _result_reports(text, calls)
     swapped = check_list_values(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list

@@ -850,3 +850,11 @@ def test_time_zone_abbreviations_are_no_names() -> None:
     tool = sources_for(tool_results=[upload])
     assert check_names("The photo uploaded at 6:02 pm ET was rejected.", tool) is None
     assert check_names("The photo was sent to FedEx.", tool) is not None
+
+
+def test_an_acronym_of_a_lower_case_phrase_is_named() -> None:
+    from hallmon.verification.negation import check_names
+
+    permit = [doc("The daily mean must not exceed the emission limit value of 180 mg/Nm3.")]
+    assert check_names("The daily mean is 18% above the ELV.", permit) is None
+    assert check_names("The daily mean is 18% above the BAT-AEL.", permit) is not None

@@ -442,3 +442,9 @@ def test_a_salutation_with_courtesy_and_a_declined_instruction_are_not_claims() 
     assert extract_claims("I haven't followed it, because that would not be accurate.").claims == []
     kept = extract_claims("Dear Ms Ferreira, your refund of £40 was sent.").claims
     assert [c.text for c in kept] == ["your refund of £40 was sent."]
+
+
+@pytest.mark.parametrize("bare", ["Not yet, sorry!", "Not tomorrow, I'm afraid."])
+def test_more_bare_noes_are_folded(bare: str) -> None:
+    (claim,) = extract_claims(f"{bare} The list opens at 6pm on Wednesday.").claims
+    assert claim.span.start == 0 and claim.text.endswith("on Wednesday.")

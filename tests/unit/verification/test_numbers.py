@@ -389,3 +389,30 @@ def test_days_between_two_dates_and_banking_days_are_worked_out() -> None:
     (until,) = [q for q in extract_quantities("until 12/07/2026", True) if q.kind == "date"]
     presented = [q for q in known if q.kind == "date"][:1]
     assert derived_from(until, [*presented, banking]) is not None  # Mon 30 Nov + 5 weekdays
+
+
+def test_percentage_points_are_worked_out_from_stated_percentages() -> None:
+    tolerance = [*extract_quantities("a worst error of 5.8% against a 4.0% tolerance", False)]
+    (points,) = extract_quantities("1.8 percentage points outside", True)
+    assert derived_from(points, tolerance) is not None
+    (wrong_points,) = extract_quantities("2.8 percentage points outside", True)
+    assert derived_from(wrong_points, tolerance) is None
+    # a share of one figure in another is not worked out: the base is what a wrong answer
+    # gets wrong ("15%" is 32.4 of the measured 212.4, "18%" of the 180 limit)
+    limit = [*extract_quantities("daily mean 212.4 against the 180 limit", False)]
+    claim = [*extract_quantities("32.4 over, which is 15% above the limit", True)]
+    (share,) = [q for q in claim if q.kind == "percent"]
+    assert derived_from(share, [*limit, *claim], own=[q for q in claim if q is not share]) is None
+
+
+def test_a_stated_amount_times_a_count_the_claim_states() -> None:
+    fees = [*extract_quantities("Each winch launch costs £12.00.", False)]
+    (total,) = extract_quantities("two winch launches come to £24.00", True)
+    assert derived_from(total, fees, counts=[2]) is not None
+    assert derived_from(total, fees, counts=[3]) is None
+
+
+def test_two_month_day_dates_around_to_are_dates_and_fractions_stay_numbers() -> None:
+    found = extract_quantities("three readings (11/29 to 12/01), which", True)
+    assert [q.kind for q in found] == ["date", "date"]
+    assert all(q.kind == "number" for q in extract_quantities("a score of 3/4 and 1/2", True))

@@ -1022,3 +1022,23 @@ def test_none_found_is_a_failure_the_failed_call_backs() -> None:
     said = "none was found"  # the clause after "I tried to find a route avoiding them, but"
     backed = check_reported_failure(said, [failed])
     assert backed is not None and backed.passed is True
+
+
+def test_a_rules_timeframe_is_no_status() -> None:
+    request = call("isa.request_transfer", {"transfer": "TR-9", "status": "requested"})
+    said = "We requested TR-9 today, and cash ISA transfers are completed within 15 working days."
+    result = check_tool_facts(said, [request])
+    assert result is None or result.passed is not False
+    assert check_tool_facts("TR-9 is completed.", [request]).passed is False  # type: ignore[union-attr]
+
+
+def test_a_test_said_passed_is_read_from_the_named_records_result() -> None:
+    from hallmon.verification.tools import _result_reports
+
+    batch = call("brew.get_batch", {"vdk_test": {"sample": "forced", "result": "pending"}})
+    said = "VDK: the forced sample taken at 9:00 this morning has passed."
+    result = _result_reports(said, [batch])
+    assert result is not None and result.passed is False and "pending" in result.detail
+    done = call("brew.get_batch", {"vdk_test": {"sample": "forced", "result": "passed"}})
+    assert _result_reports(said, [done]).passed is True  # type: ignore[union-attr]
+    assert _result_reports("The deadline has passed on to HR.", [batch]) is None
