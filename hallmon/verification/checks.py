@@ -29,6 +29,7 @@ from hallmon.verification.numbers import (
     figure_index,
     find_in,
     find_match,
+    shown_arithmetic,
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
@@ -143,7 +144,9 @@ def check_numbers(
             for q in list(unmatched):
                 # the claim's own figures first (a total is of the claim's amounts), then
                 # the answer's others ("So the total is £55" after "£35 … plus the £20 fee")
-                computed = derived_from(q, known, own=own, counts=counts, also=said)
+                computed = derived_from(
+                    q, known, own=own, counts=counts, also=said
+                ) or shown_arithmetic(q, claim_text, backed)
                 if computed is not None:
                     found.append(computed)
                     backed.append(q)

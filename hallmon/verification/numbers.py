@@ -36,6 +36,7 @@ __all__ = [
     "find_in",
     "find_match",
     "same_time",
+    "shown_arithmetic",
 ]
 
 QuantityKind = Literal["number", "percent", "money", "date", "time"]
@@ -1267,6 +1268,29 @@ def _total(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str |
     i = bisect.bisect_left(sums, min(q.values) - 0.005)
     if i < len(sums) and sums[i] <= min(q.values) + 0.005:
         return f"{q.describe()} is the total of {', '.join(p.describe() for p in parts)}"
+    return None
+
+
+_SHOWN = re.compile(
+    r"(?<![\w.])[$€£]?\d[\d,]*(?:\.\d+)?(?:\s*[+×*]\s*[$€£]?\d[\d,]*(?:\.\d+)?){1,7}(?![\d.])"
+)
+
+
+def shown_arithmetic(q: Quantity, text: str, backed: Sequence[Quantity]) -> str | None:
+    """How a figure is a sum or product the claim writes out ("26.60 tons over three loads
+    (12.40 + 10.00 + 4.20)"), every operand a backed figure, or None."""
+    grounded = {round(v, 4) for b in backed for v in b.values}
+    for m in _SHOWN.finditer(text[:2000]):
+        expr = m.group(0)
+        ops = set(re.findall(r"[+×*]", expr))
+        if len(ops) != 1:
+            continue  # one operation only: no precedence to guess
+        operands = [_number(x.lstrip("$€£")) for x in re.split(r"\s*[+×*]\s*", expr)]
+        if not all(round(x, 4) in grounded for x in operands):
+            continue
+        result = sum(operands) if ops == {"+"} else math.prod(operands)
+        if any(abs(result - v) <= max(0.005, q.tolerance) for v in q.values):
+            return f"{q.describe()} is {expr}, as the claim works it out"
     return None
 
 

@@ -503,6 +503,11 @@ def _compare(
 _OBJECT = re.compile(r"\s+(?:a|an|the|your)\s+([a-z]{3,})\b", re.I)
 
 
+_MONEY_NEXT = re.compile(
+    r"\s+(?:the\s+|your\s+)?(?:[$€£]|US\$)\s?\d|\s+\d[\d,.]*\s?(?:USD|EUR|GBP)\b"
+)
+
+
 def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
     """(the families of the action the claim reports, the done verb's match)."""
     families = _claimed_families(claim_text)
@@ -515,6 +520,12 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
     verb = _kinds(done.group(0).split()[-1]) if done else []
     if done and verb == ["update"] and re.match(r"\s+up\b", claim_text[done.end() :]):
         verb = ["create"]  # "I've set up your redirection" creates it
+    if (
+        done
+        and re.search(r"mov", done.group(0).split()[-1], re.I)
+        and _MONEY_NEXT.match(claim_text, done.end())
+    ):
+        verb = _kinds("transfer")  # "I moved $15,000.00 from your savings": money transferred
     if verb:
         # The verb names the action ("delivered" is shipping, whatever the sentence is about);
         # the object counts only for verbs of no family ("issued a refund").
@@ -671,6 +682,7 @@ _RESULT_KEYS = frozenset({"result", "outcome", "verdict", "test_result"})
 _PASSED = re.compile(
     r"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|already\s+)?passed\b(?!\s+(?:on|to)\b)", re.I
 )
+_CONDITION_AFTER = re.compile(r"\s+(?:only\s+)?(?:once|if|unless|until|provided)\b", re.I)
 _TIMEFRAME_AFTER = re.compile(
     r"\s+(?:within|in\s+(?:up\s+to\s+)?\d|after\s+\d|no\s+later\s+than|inside\s+of)", re.I
 )
@@ -1055,8 +1067,10 @@ def check_tool_facts(
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
-        # "transfers are completed within 15 working days": a rule's timeframe, no status
+        # "transfers are completed within 15 working days": a rule's timeframe, no status;
+        # "bookings are confirmed only once all permits are issued": a rule's condition
         and not _TIMEFRAME_AFTER.match(scope, m.end())
+        and not _CONDITION_AFTER.match(scope, m.end())
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out

@@ -444,7 +444,7 @@ def test_a_salutation_with_courtesy_and_a_declined_instruction_are_not_claims() 
     assert [c.text for c in kept] == ["your refund of £40 was sent."]
 
 
-@pytest.mark.parametrize("bare", ["Not yet, sorry!", "Not tomorrow, I'm afraid."])
+@pytest.mark.parametrize("bare", ["Not yet, sorry!", "Not tomorrow, I'm afraid.", "Not quite yet."])
 def test_more_bare_noes_are_folded(bare: str) -> None:
     (claim,) = extract_claims(f"{bare} The list opens at 6pm on Wednesday.").claims
     assert claim.span.start == 0 and claim.text.endswith("on Wednesday.")

@@ -416,3 +416,17 @@ def test_two_month_day_dates_around_to_are_dates_and_fractions_stay_numbers() ->
     found = extract_quantities("three readings (11/29 to 12/01), which", True)
     assert [q.kind for q in found] == ["date", "date"]
     assert all(q.kind == "number" for q in extract_quantities("a score of 3/4 and 1/2", True))
+
+
+def test_a_sum_the_claim_writes_out_from_backed_figures() -> None:
+    from hallmon.verification.numbers import shown_arithmetic
+
+    said = "Delivered: 26.60 tons over three loads (12.40 + 10.00 + 4.20)."
+    figures = extract_quantities(said, True)
+    (total,) = [q for q in figures if q.values == frozenset({26.6})]
+    backed = [q for q in figures if q.values & {12.4, 10.0, 4.2}]
+    assert shown_arithmetic(total, said, backed) is not None
+    assert shown_arithmetic(total, said, backed[:2]) is None  # an operand not backed
+    wrong = said.replace("26.60", "26.90")
+    (bad,) = [q for q in extract_quantities(wrong, True) if q.values == frozenset({26.9})]
+    assert shown_arithmetic(bad, wrong, backed) is None

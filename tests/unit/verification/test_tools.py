@@ -1042,3 +1042,16 @@ def test_a_test_said_passed_is_read_from_the_named_records_result() -> None:
     done = call("brew.get_batch", {"vdk_test": {"sample": "forced", "result": "passed"}})
     assert _result_reports(said, [done]).passed is True  # type: ignore[union-attr]
     assert _result_reports("The deadline has passed on to HR.", [batch]) is None
+
+
+def test_a_rules_condition_is_no_status_and_moved_money_is_a_transfer() -> None:
+    transfer = call("zoo.get_transfer", {"transfer": "ZT-4", "permit": {"status": "pending"}})
+    rule = (
+        "ZT-4's courier slot is held; courier bookings are confirmed only once permits are issued."
+    )
+    result = check_tool_facts(rule, [transfer])
+    assert result is None or result.passed is not False
+    moved = call("margin.transfer_cash", {"amount": 15000.0, "currency": "USD"}, account="SV-2")
+    said = "As you asked, I moved $15,000.00 from your savings account SV-2."
+    assert check_action(said, [moved]).passed is True
+    assert check_action(said.replace("15,000.00", "18,425.00"), [moved]).passed is False
