@@ -490,7 +490,12 @@ def _compare(
             if not times or any(q.values & t for _, t in times):
                 continue
             said = ", ".join(f"{k.split('.', 1)[-1]}" for k, _ in times[:3])
-            held = timed and any(q.values & t for o in elsewhere for _, t in o.times())
+            # another call's time, or one a policy or an earlier turn states ("so your son can
+            # take you after he finishes work at 1pm")
+            held = timed and (
+                any(q.values & t for o in elsewhere for _, t in o.times())
+                or any(p.kind == "time" and same_time(q, p) for p in stated)
+            )
             (aside if held else mismatched).append(
                 f"{q.describe()} is not the time of {call.tool}'s {said}"
             )
@@ -1729,13 +1734,14 @@ def _near(q: Quantity, values: set[str]) -> bool:
 
 @lru_cache(maxsize=64)
 def _stated(texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The amounts, percentages and dates the policies and earlier turns state ("the November
-    20 deadline", "a discount fee of 1.2%"): read once per answer, not once per claim."""
+    """The amounts, percentages, dates and times the policies and earlier turns state ("the
+    November 20 deadline", "a discount fee of 1.2%", "he finishes work at 1pm"): read once per
+    answer, not once per claim."""
     return tuple(
         q
         for text in texts
         for q in distinct_quantities(text)
-        if q.currency or q.kind in ("date", "percent")
+        if q.currency or q.kind in ("date", "percent", "time")
     )
 
 

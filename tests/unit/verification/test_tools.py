@@ -1055,3 +1055,17 @@ def test_a_rules_condition_is_no_status_and_moved_money_is_a_transfer() -> None:
     said = "As you asked, I moved $15,000.00 from your savings account SV-2."
     assert check_action(said, [moved]).passed is True
     assert check_action(said.replace("15,000.00", "18,425.00"), [moved]).passed is False
+
+
+def test_an_earlier_turns_time_beside_the_actions_time_is_context() -> None:
+    from hallmon.verification.tools import _stated
+
+    moved = call(
+        "screen.move_appointment",
+        {"from": "2026-12-08T09:20:00+00:00", "to": "2026-12-10T14:40:00+00:00"},
+        appointment="AP-7",
+    )
+    said = "I've moved AP-7 from 9:20am to 2:40pm, so your son can take you after work at 1pm."
+    memory = _stated(("Patient (earlier turn): my son finishes work at 1pm.",))
+    assert check_action(said, [moved], memory).passed is True
+    assert check_action(said, [moved]).passed is False  # 1pm is nobody's time
