@@ -218,11 +218,19 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "restart": ("restart", "reboot", "redeploy", "bounc"),
     "rollback": ("rollback", "undo", "revert"),
     "failover": ("failover", "switchover"),
+    # starting or stopping a machine or a job ("I've started wm-07", `start_machine`)
+    "start": ("start", "launch", "poweron", "switchon"),
+    "stop": ("stop", "shutdown", "halt", "poweroff", "switchoff"),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
     r"rebooted|redeployed|reverted|"
+    # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
+    r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
+    r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
+    r"server|service|unit|engine|generator|fan|compressor|heater|boiler|job|container|"
+    r"instance|node|host|valve|motor|wind\s+machine)\b)|"
     # "I've run the rollout restart", "triggered a failover"
     r"(?:run|ran|triggered|executed|kicked\s+off|performed)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?"
     r"(?:restart|reboot|redeploy|rollback|failover|switchover))"

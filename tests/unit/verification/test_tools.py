@@ -1069,3 +1069,18 @@ def test_an_earlier_turns_time_beside_the_actions_time_is_context() -> None:
     memory = _stated(("Patient (earlier turn): my son finishes work at 1pm.",))
     assert check_action(said, [moved], memory).passed is True
     assert check_action(said, [moved]).passed is False  # 1pm is nobody's time
+
+
+def test_starting_a_machine_needs_its_start_call_to_succeed() -> None:
+    timed_out = call(
+        "frost.start_machine", {"error": "no acknowledgement"}, "timeout", machine="wm-07"
+    )
+    said = "It meets the start rule, so I've started wm-07."
+    result = check_action(said, [timed_out])
+    assert result.passed is False and "timeout" in result.detail
+    started = call("frost.start_machine", {"machine": "wm-07", "state": "running"}, machine="wm-07")
+    assert check_action(said, [started]).passed is True
+    # a process or a course "started" is no machine started
+    from hallmon.verification.tools import _action_of
+
+    assert _action_of("I have started your refund request.")[1] is None
