@@ -952,10 +952,12 @@ _IF_BEFORE = re.compile(rf"\b(?:{CONDITION_OPENERS})\b", re.I)
 
 
 def needs_action_check(claim: Claim) -> bool:
-    """Typed `action`, or worded as a done action outside a plan or a commitment."""
-    return claim.type == "action" or (
-        claim.type not in ("plan", "commitment") and is_action_claim(claim.text)
-    )
+    """Typed `action`, or worded as a done action outside a plan or a commitment; not when
+    its only done verb sits in a condition ("the coins will be posted once the invoice has
+    been paid")."""
+    if claim.type == "action":
+        return _ACTION_DONE.search(claim.text) is None or is_action_claim(claim.text)
+    return claim.type not in ("plan", "commitment") and is_action_claim(claim.text)
 
 
 def check_action(claim_text: str, sources: Sequence[Source]) -> CheckResult:

@@ -1072,6 +1072,8 @@ def derived_from(
     answer's amounts elsewhere."""
     if q.kind == "number" and _unit_key(q.unit) in _POINTS:
         return _percent_from(q, known)
+    if q.kind == "percent":
+        return _share_of(q, known, own)
     if q.kind in ("money", "number") and q.values:
         return (
             (_percent_of(q, known) if q.kind == "money" else None)
@@ -1155,6 +1157,28 @@ def _percent_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
                 for y in b.values:
                     if any(abs(abs(x - y) - v) <= tolerance for v in q.values):
                         return f"{q.describe()} is {a.describe()} less {b.describe()}"
+    return None
+
+
+def _share_of(q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity]) -> str | None:
+    """How a percentage is one of the claim's own figures as a share of a stated or claimed
+    one, to the claim's precision ("a shortfall of 14 units or 5.8%" of 240), or None. Which
+    figure is the base is not read: "15% above the limit" (32.4 of the measured 212.4, not of
+    the 180 limit) is backed too. An operand must be the claim's own: any two of a context's
+    figures would back almost any percentage."""
+    if not q.values or q.approximate:
+        return None
+    tolerance = max(q.tolerance, 0.5 if all(v == int(v) for v in q.values) else 0.05)
+    parts = [b for b in own if b.kind in ("money", "number") and b.values][:MAX_DERIVED]
+    wholes = [b for b in [*own, *known] if b.kind in ("money", "number") and b.values]
+    for a in parts:
+        for b in wholes[: MAX_DERIVED * 2]:
+            if a is b or (a.currency and b.currency and a.currency != b.currency):
+                continue
+            for x in a.values:
+                for y in b.values:
+                    if 0 < x < y and any(abs(100 * x / y - v) <= tolerance for v in q.values):
+                        return f"{q.describe()} is {a.describe()} of {b.describe()}"
     return None
 
 

@@ -954,7 +954,12 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
         return said not in (listed or statuses)
     if _EVERY.search(claim_text) and listed:
         return listed == {said}
-    return said in statuses or bool(statuses & _STAGES.get(said, set()))
+    # "approved" is `approved_for_publication`'s first word
+    return (
+        said in statuses
+        or bool(statuses & _STAGES.get(said, set()))
+        or any(s.startswith(f"{said} ") for s in statuses)
+    )
 
 
 _CODE_VALUE = re.compile(r"\(?[A-Za-z0-9]{1,6}(?:[/.+-][A-Za-z0-9]{1,6}){0,2}\)?")
@@ -1354,6 +1359,21 @@ _PRESENT_DONE = re.compile(
     r"(?!\s+to\b|\s+by\s+(?:another|someone|somebody|a\s+different|other)\b)",
     re.I,
 )
+_PRESENT_CONDITION = re.compile(
+    r"\b(?:once|if|when|whenever|unless|until|provided|after|before|as\s+soon\s+as)\b[^,;.:!?]*$",
+    re.I,
+)
+
+
+def _present_done(text: str) -> bool:
+    """A present 'is booked' said as a fact, not in a condition ("once it is booked",
+    "provided it is filed before the deadline")."""
+    return any(
+        not _PRESENT_CONDITION.search(text[max(0, m.start() - 80) : m.start()])
+        for m in _PRESENT_DONE.finditer(text)
+    )
+
+
 _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
@@ -1784,7 +1804,7 @@ def ground_in_tools(
         # "the 11 pm slot is booked" right after the booking call timed out: a state only the
         # failed call could have made (without one it is a lookup's state, read as a fact)
         or (
-            _PRESENT_DONE.search(text)
+            _present_done(text)
             and not _FAILURE.search(text)
             and _failed_attempt(text, calls) is not None
         )

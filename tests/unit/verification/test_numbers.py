@@ -397,12 +397,15 @@ def test_percentage_points_are_worked_out_from_stated_percentages() -> None:
     assert derived_from(points, tolerance) is not None
     (wrong_points,) = extract_quantities("2.8 percentage points outside", True)
     assert derived_from(wrong_points, tolerance) is None
-    # a share of one figure in another is not worked out: the base is what a wrong answer
-    # gets wrong ("15%" is 32.4 of the measured 212.4, "18%" of the 180 limit)
-    limit = [*extract_quantities("daily mean 212.4 against the 180 limit", False)]
-    claim = [*extract_quantities("32.4 over, which is 15% above the limit", True)]
+    # a share of one of the claim's figures in another figure, to the claim's precision
+    count = [*extract_quantities("system quantity 240", False)]
+    claim = [*extract_quantities("a shortfall of 14 units or 5.8%", True)]
     (share,) = [q for q in claim if q.kind == "percent"]
-    assert derived_from(share, [*limit, *claim], own=[q for q in claim if q is not share]) is None
+    own = [q for q in claim if q is not share]
+    assert derived_from(share, [*count, *claim], own=own) is not None
+    (wrong,) = [q for q in extract_quantities("or 6.8%", True) if q.kind == "percent"]
+    assert derived_from(wrong, [*count, *claim], own=own) is None
+    assert derived_from(share, count, own=[]) is None  # no operand of the claim's own
 
 
 def test_a_stated_amount_times_a_count_the_claim_states() -> None:

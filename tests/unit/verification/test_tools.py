@@ -1084,3 +1084,21 @@ def test_starting_a_machine_needs_its_start_call_to_succeed() -> None:
     from hallmon.verification.tools import _action_of
 
     assert _action_of("I have started your refund request.")[1] is None
+
+
+def test_conditions_keep_done_verbs_and_booked_states_from_being_reports() -> None:
+    from hallmon.verification.tools import _present_done
+
+    assert _present_done("The 11 pm slot is booked for you.")
+    assert not _present_done("Once it is booked, phone the hut if you arrive after 18:00.")
+    assert not _present_done("It can be resubmitted, provided it is filed before the deadline.")
+    case = call("tm.get_case", {"case": "TM-1", "status": "approved_for_publication"})
+    approved = check_tool_facts("TM-1 has been approved for publication.", [case])
+    assert approved is not None and approved.passed is True
+    paid_later = Claim(
+        id="c1",
+        text="The coins will be posted once the invoice has been paid in full.",
+        span=Span(start=0, end=60),
+        type="action",
+    )
+    assert not [c for c in ground_in_tools(paid_later, [], [case], []) if c.name == "action"]
