@@ -1247,7 +1247,10 @@ _COMMITMENT = re.compile(
     r"|\byou(?:'ll|’ll| will)\s+(?:\w+\s+)?(?:receive|get|be (?:refunded|credited|"
     r"reimbursed|compensated|contacted|issued))\b"
     r"|\b(?:guarantee|promise|(?:make|made) an exception|full refund|free of charge|"
-    r"at no (?:extra )?cost)\b",
+    r"at no (?:extra )?cost)\b"
+    # "we'll raise a credit note today for the 14 candles"
+    r"|\b(?:we|i)(?:'ll|’ll| will| can)\s+(?:\w+\s+)?(?:raise|issue|apply|post)\s+(?:you\s+)?"
+    r"(?:a\s+|an\s+|the\s+)?(?:credit(?:\s+note)?|refund|voucher|goodwill|compensation)\b",
     re.I,
 )
 _SOURCE_COMMITMENT = re.compile(

@@ -858,3 +858,10 @@ def test_an_acronym_of_a_lower_case_phrase_is_named() -> None:
     permit = [doc("The daily mean must not exceed the emission limit value of 180 mg/Nm3.")]
     assert check_names("The daily mean is 18% above the ELV.", permit) is None
     assert check_names("The daily mean is 18% above the BAT-AEL.", permit) is not None
+
+
+def test_raising_a_credit_note_is_a_commitment() -> None:
+    from hallmon.verification.checks import is_commitment_claim
+
+    assert is_commitment_claim("We'll raise a credit note today for the 14 candles, £259.00.")
+    assert not is_commitment_claim("We raised the recount RC-8812 today.")
