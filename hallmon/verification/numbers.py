@@ -664,17 +664,22 @@ def _zoned_dates(text: str, found: list[Quantity]) -> list[Quantity]:
     """A date said with a time in a zone also reads as that moment's date in the other zones
     involved: "10:00 pm Eastern on Thursday, 12/03/2026" is 03:00 UTC on 12/04, and a tool's
     "2026-12-01T20:00:00-06:00" is 02:00 UTC on 12/02. Only across midnight, only then."""
-    zoned = [q for q in found if q.kind == "time" and q.utc]
+    zoned = sorted((q for q in found if q.kind == "time" and q.utc), key=lambda t: t.start)
     if not zoned:
         return found
+    starts = [t.start for t in zoned]
     out = []
     for q in found:
         if q.kind == "date" and q.dates:
+            # the zoned times within 80 characters, found by position (hostile input holds
+            # thousands of each)
+            window = zoned[
+                bisect.bisect_left(starts, q.start - 79) : bisect.bisect_right(starts, q.start + 79)
+            ]
             near = [
                 t
-                for t in zoned
-                if abs(t.start - q.start) < 80
-                and not re.search(r"[.;!?]\s", text[min(t.end, q.end) : max(t.start, q.start)])
+                for t in window
+                if not re.search(r"[.;!?]\s", text[min(t.end, q.end) : max(t.start, q.start)])
             ]
             if near:
                 t = min(near, key=lambda t: abs(t.start - q.start))
