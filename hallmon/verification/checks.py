@@ -1104,6 +1104,10 @@ def _polarity(words: Iterable[str]) -> tuple[bool, bool]:
     return bool(ws & set(_UP)), bool(ws & set(_DOWN))
 
 
+# What a failed call's error may say of the system it reached (not "timeout", which is the call's)
+_REPORTED_DOWN = frozenset({"down", "maintenance", "outage", "offline", "unavailable", "degraded"})
+
+
 def _body(tool: Source) -> str:
     """A tool source's text without the header line (whose "status ok" is the call's)."""
     return tool.text.split("\n", 1)[1] if "\n" in tool.text else ""
@@ -1220,6 +1224,16 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
                 name="system_state",
                 passed=False,
                 detail=f"telemetry {t.source_id} says otherwise: {said}",
+            )
+    for t in failed:
+        # "the ESAF system is down for maintenance until 02:00 UTC": the failed call's own
+        # error says so ("503: ESAF down for scheduled maintenance until 02:00Z")
+        said_down = set(re.findall(r"[a-z]+", _body(t).lower())) & _REPORTED_DOWN
+        if claim_down and said_down:
+            return CheckResult(
+                name="system_state",
+                passed=True,
+                detail=f"the failed call {t.source_id} reports it: {_snip(_body(t))}",
             )
     if failed and (claim_up or claim_down) and not (m and _UNSURE.search(claim_text[: m.start()])):
         # "It's back online" when the status call timed out: nothing read the state.

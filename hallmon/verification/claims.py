@@ -283,6 +283,7 @@ _YES_NO = re.compile(
     # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
     r"not\s+(?:quite\s+)?yet|not\s+quite|not\s+really|not\s+straight\s+away|not\s+at\s+the\s+moment|"
     r"not\s+(?:today|tomorrow|tonight|this\s+(?:week|weekend|time)|on\s+\w+day)|"
+    r"(?:not\s+)?(?:un)?confirmed(?:\s+yet)?|"
     r"not\s+right\s+now|(?:i['’]?m\s+)?afraid\s+not(?:\s+yet)?|"
     # "Not as routed, I'm afraid.": a no to the plan as it stands
     r"not\s+as\s+(?:it\s+)?(?:stands|routed|planned|booked|things\s+stand))"

@@ -203,12 +203,17 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
             if covered >= COVERAGE:
                 if _NEGATION.search(sentence):
                     return None  # the source says it negatively too
+                if _ONLY_FOR.search(sentence):
+                    # "transport is provided only for patients who meet the criteria": saying
+                    # someone does not meet them applies the restriction, it does not deny it
+                    return None
                 if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
                     return None  # the negated outside of the source's limit
                 return _failed(f"the claim negates what {source.source_id} states", sentence)
     return None
 
 
+_ONLY_FOR = re.compile(r"\bonly\s+(?:for|to|if|when|where|once|after|with|by)\b", re.I)
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 

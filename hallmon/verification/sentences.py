@@ -181,8 +181,33 @@ def _segment_block(block: str, engine: Engine, language: str) -> tuple[tuple[int
         # boundary and would cut hard-wrapped sentences in two (same length, same offsets).
         spans = _pysbd_spans(block.replace("\n", " "), language)
         if spans is not None:
-            return spans
-    return _regex_spans(block)
+            return _join_clock_abbreviations(block, spans)
+    return _join_clock_abbreviations(block, _regex_spans(block))
+
+
+# "8:00 a.m. Tuesday, December 8", "5:00 p.m. EST on Wednesday": the time's "a.m." does not
+# end the sentence when a day, a month or a time zone follows it.
+_CLOCK_END = re.compile(r"\d\s?[ap]\.m\.$", re.I)
+_CLOCK_NEXT = re.compile(
+    r"(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+    r"oct|nov|dec)[a-z]*\b)|(?:UTC|GMT|ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|CET|CEST|BST)\b",
+)
+
+
+def _join_clock_abbreviations(
+    block: str, spans: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if (
+            out
+            and _CLOCK_END.search(block[out[-1][0] : out[-1][1]])
+            and _CLOCK_NEXT.match(block, start)
+        ):
+            out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 @lru_cache(maxsize=32)

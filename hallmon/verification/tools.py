@@ -954,11 +954,12 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
         return said not in (listed or statuses)
     if _EVERY.search(claim_text) and listed:
         return listed == {said}
-    # "approved" is `approved_for_publication`'s first word
+    # "approved" is `approved_for_publication`'s first word, "on hold" `hold_moisture`'s
     return (
         said in statuses
         or bool(statuses & _STAGES.get(said, set()))
         or any(s.startswith(f"{said} ") for s in statuses)
+        or (" " in said and any(s.startswith(f"{said.split()[-1]} ") for s in statuses))
     )
 
 
@@ -1363,6 +1364,19 @@ _PRESENT_CONDITION = re.compile(
     r"\b(?:once|if|when|whenever|unless|until|provided|after|before|as\s+soon\s+as)\b[^,;.:!?]*$",
     re.I,
 )
+
+
+def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
+    """The action is told as an attempt whose failure the same sentence reports ("I sent the
+    request to move it, but the carrier gateway timed out, so I don't know whether it went
+    through"), and a call did fail: no claim that it was done."""
+    done = _ACTION_DONE.search(text) or _MORE_PAST.search(text)
+    if done is None or not any(c.status != "ok" for c in calls):
+        return False
+    after = text[done.end() :]
+    return bool(re.search(r"\b(?:but|however|though|although)\b", after, re.I)) and bool(
+        _FAILURE.search(after)
+    )
 
 
 def _present_done(text: str) -> bool:
@@ -1808,7 +1822,7 @@ def ground_in_tools(
             and not _FAILURE.search(text)
             and _failed_attempt(text, calls) is not None
         )
-    ):
+    ) and not _attempt_reported(text, calls):
         action = check_action(text, calls, stated)
         # An attempt on the claim's thing that failed keeps the action check, whoever did it.
         attempted = action.passed is not True and _failed_attempt(text, calls) is not None

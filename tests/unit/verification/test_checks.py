@@ -865,3 +865,24 @@ def test_raising_a_credit_note_is_a_commitment() -> None:
 
     assert is_commitment_claim("We'll raise a credit note today for the 14 candles, £259.00.")
     assert not is_commitment_claim("We raised the recount RC-8812 today.")
+
+
+def test_a_failed_calls_error_may_report_the_state_and_only_for_is_no_denial() -> None:
+    from hallmon.verification.negation import check_negation
+
+    error = "503: ESAF down for scheduled maintenance until 02:00Z"
+    esaf = {"tool": "beam.get_esaf_status", "call_id": "c2", "status": "error",
+            "output": {"error": error}}  # fmt: skip
+    said = "The ESAF system is down for maintenance until 02:00 UTC."
+    assert check_system_state(said, sources_for(tool_results=[esaf])).passed is True
+    guide = [doc("Non-emergency patient transport is provided only for patients who meet the "
+                 "medical eligibility criteria.")]  # fmt: skip
+    refused = "It was turned down because you don't meet the medical eligibility criteria."
+    assert check_negation(refused, guide) is None
+
+
+def test_unconfirmed_is_a_bare_answer() -> None:
+    from hallmon.verification.claims import extract_claims
+
+    (claim,) = extract_claims("Unconfirmed. The 08:12 read is over 15 min old anyway.").claims
+    assert claim.span.start == 0

@@ -108,3 +108,13 @@ def test_empty_and_whitespace() -> None:
 def test_unknown_language_falls_back_to_english_rules() -> None:
     assert split_sentences("One. Two.", language="xx") == [(0, 4), (5, 9)]
     assert split_sentences("Eins. Zwei.", language="de") == [(0, 5), (6, 11)]
+
+
+def test_a_clock_time_before_a_day_month_or_zone_does_not_end_the_sentence() -> None:
+    text = "Shifts run to 8:00 a.m. Thursday, December 10, 48 hours in all. Next one."
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "Shifts run to 8:00 a.m. Thursday, December 10, 48 hours in all.",
+        "Next one.",
+    ]
+    zoned = "Amendments are free until 5:00 p.m. EST on Wednesday. Then $75."
+    assert len(split_sentences(zoned)) == 2

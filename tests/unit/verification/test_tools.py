@@ -1102,3 +1102,18 @@ def test_conditions_keep_done_verbs_and_booked_states_from_being_reports() -> No
         type="action",
     )
     assert not [c for c in ground_in_tools(paid_later, [], [case], []) if c.name == "action"]
+
+
+def test_an_attempt_whose_failure_the_sentence_reports_is_no_done_claim() -> None:
+    timed_out = call("liner.amend_booking", {"error": "gateway timeout"}, "timeout", box="MSKU1")
+    said = Claim(
+        id="c1",
+        text="I sent the request to move MSKU1 to voyage 049E, but the carrier gateway timed "
+        "out, so I don't know whether the amendment went through.",
+        span=Span(start=0, end=120),
+        type="action",
+    )
+    assert not [c for c in ground_in_tools(said, [], [timed_out], []) if c.name == "action"]
+    order = call("mill.get_order", {"packs": [{"pack": "P-7730", "status": "hold_moisture"}]})
+    held = check_tool_facts("P-7730 is on hold.", [order])
+    assert held is not None and held.passed is True
