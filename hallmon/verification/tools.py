@@ -55,7 +55,7 @@ from hallmon.verification.numbers import (
     find_match,
     same_time,
 )
-from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens
+from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens, stem
 
 MAX_FIELDS = 200
 MAX_CALL_AMOUNTS = 40
@@ -1366,6 +1366,50 @@ _PRESENT_CONDITION = re.compile(
 )
 
 
+_ATTEMPT = re.compile(
+    r"^\W*(?:[\w'’]+\W+){0,4}?(?:I|we)\s+(?:just\s+|also\s+)?(?:tried|attempted)\s+to\s+"
+    # the attempt's object, up to a comma or the next clause ("… and it shows $500 due")
+    r"(?P<verb>[a-z]+)\b(?P<rest>(?:(?!\b(?:and|so|which|but|then)\b)[^.;!?,])*)",
+    re.I,
+)
+_READ_VERBS = frozenset({"check", "pull", "read", "fetch", "get", "retrieve", "query",
+                         "look", "see", "confirm", "verify", "load", "find", "reach",
+                         "contact"})  # fmt: skip
+
+
+def _attempt_reports(text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "I tried to pull your November statement", said of the call that tried: backed when a
+    call of the verb's kind, or one whose name holds the attempt's object, was made (a reading
+    verb by any lookup). It says nothing of the outcome, which the rest of the answer reports.
+    None when no call made the attempt (the model judges it)."""
+    m = _ATTEMPT.match(text)
+    if m is None:
+        return None
+    after = text[m.end() :].strip()
+    if (
+        after
+        and after[0] not in ".!?:"
+        and not (re.match(r",?\s*but\b", after) and _FAILURE.search(after))
+    ):
+        return None  # more is said than the attempt ("… and it now shows $500 due")
+    verb = m.group("verb").lower()
+    kinds = set(_kinds(verb))
+    words = {stem(w) for w in content_tokens(m.group("rest"))}
+    for call in calls:
+        name = {stem(w) for w in content_tokens(re.sub(r"[._\-/]+", " ", call.tool))}
+        if (
+            (kinds and kinds & set(_kinds(call.tool)))
+            or (words & name)
+            or (verb in _READ_VERBS and _is_lookup(call.tool))
+        ):
+            return CheckResult(
+                name="tool_fact",
+                passed=True,
+                detail=f"{call.source_id} ({call.tool}, status {call.status}) is the attempt",
+            )
+    return None
+
+
 def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
     """The action is told as an attempt whose failure the same sentence reports ("I sent the
     request to move it, but the carrier gateway timed out, so I don't know whether it went
@@ -1806,6 +1850,8 @@ def ground_in_tools(
         fact = _payment_reports(text, calls)
     if fact is None:
         fact = _result_reports(text, calls)
+    if fact is None:
+        fact = _attempt_reports(text, calls)
     swapped = check_list_values(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list

@@ -1117,3 +1117,17 @@ def test_an_attempt_whose_failure_the_sentence_reports_is_no_done_claim() -> Non
     order = call("mill.get_order", {"packs": [{"pack": "P-7730", "status": "hold_moisture"}]})
     held = check_tool_facts("P-7730 is on hold.", [order])
     assert held is not None and held.passed is True
+
+
+def test_an_attempt_is_backed_by_the_call_that_made_it() -> None:
+    from hallmon.verification.tools import _attempt_reports
+
+    statement = call("beet.get_statement", {"error": "no response"}, "timeout", grower="G-1")
+    telemetry = call("o2.get_telemetry", {"error": "modem silent"}, "timeout", patient="P-1")
+    pulled = _attempt_reports("I tried to pull your November statement", [statement])
+    assert pulled is not None and pulled.passed is True
+    checked = _attempt_reports("I tried to check the machine remotely", [telemetry])
+    assert checked is not None and checked.passed is True
+    # no call made the attempt, or more is said than the attempt: the model judges it
+    assert _attempt_reports("I tried to cancel your subscription", [telemetry]) is None
+    assert _attempt_reports("I tried to pull it and it shows $500 due", [statement]) is None
