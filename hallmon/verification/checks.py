@@ -33,7 +33,13 @@ from hallmon.verification.numbers import (
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
-from hallmon.verification.text import CONDITION_OPENERS, content_tokens, stem
+from hallmon.verification.text import (
+    CONDITION_OPENERS,
+    condition_before,
+    content_tokens,
+    first_unconditioned,
+    stem,
+)
 
 __all__ = [
     "check_action",
@@ -1082,17 +1088,14 @@ _UNSURE = re.compile(
 
 
 # "works when the lock is offline", "if the hub is unreachable": a state named, not asserted.
-_STATE_CONDITION = re.compile(
-    r"\b(?:if|when|whenever|once|until|unless|in case|while|should|even though)\b[^,;:.?!]*$", re.I
+_STATE_CONDITION = condition_before(
+    r"if|when|whenever|once|until|unless|in case|while|should|even though"
 )
 
 
 def _asserted_state(claim_text: str) -> re.Match[str] | None:
     """The first state the claim asserts, not one it names inside a condition."""
-    for m in _STATE_CLAIM.finditer(claim_text):
-        if not _STATE_CONDITION.search(claim_text[max(0, m.start() - 80) : m.start()]):
-            return m
-    return None
+    return first_unconditioned(_STATE_CLAIM.finditer(claim_text), claim_text, _STATE_CONDITION)
 
 
 def is_system_state_claim(claim_text: str) -> bool:

@@ -322,6 +322,12 @@ def _iso(year: int | None, month: int, day: int | None) -> str:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
+def _month_day(a: int, b: int) -> set[str]:
+    """A month and day written "a/b" without a year, read either way round ("12/03" is 3
+    December or 12 March) where the reading is a date."""
+    return {f"--{mo:02d}-{d:02d}" for mo, d in ((a, b), (b, a)) if _valid(None, mo, d)}
+
+
 def _number(literal: str) -> float:
     return float(literal.replace(",", ""))
 
@@ -442,17 +448,10 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 )
             )
     for m in _SHORT_DATE_RANGE.finditer(text):
-        ends: list[tuple[int, int, set[str]]] = []
-        for one, two in (("a", "b"), ("c", "d")):
-            mo_or_d, d_or_mo = int(m.group(one)), int(m.group(two))
-            pair = ((mo_or_d, d_or_mo), (d_or_mo, mo_or_d))
-            ends.append(
-                (
-                    m.start(one),
-                    m.end(two),
-                    {f"--{mo:02d}-{d:02d}" for mo, d in pair if _valid(None, mo, d)},
-                )
-            )
+        ends = [
+            (m.start(one), m.end(two), _month_day(int(m.group(one)), int(m.group(two))))
+            for one, two in (("a", "b"), ("c", "d"))
+        ]
         if all(r for _, _, r in ends) and free(m.start(), m.end()):
             for s0, e0, readings in ends:
                 take(Quantity("date", text[s0:e0], s0, e0, dates=frozenset(readings)))
@@ -461,8 +460,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         start = m.start(first)
         if not free(start, m.end()):
             continue
-        a, b = int(m.group(first)), int(m.group("b" if first == "a" else "b2"))
-        readings = {f"--{mo:02d}-{d:02d}" for mo, d in ((a, b), (b, a)) if _valid(None, mo, d)}
+        readings = _month_day(int(m.group(first)), int(m.group("b" if first == "a" else "b2")))
         if readings:
             take(Quantity("date", text[start : m.end()], start, m.end(), dates=frozenset(readings)))
     for m in _TIME_RANGE.finditer(text):
@@ -1148,10 +1146,8 @@ _POINTS = frozenset({"percentage", "point", "pp", "ppt"})
 
 def _percent_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
     """How a percentage of the claim is percentage points between two stated percentages
-    ("5.8% against a 4.0% tolerance, 1.8 percentage points outside"), or None. A share of one
-    figure in another ("32.4 over the 180 limit, which is 18% above") is not worked out: which
-    figure is the base is exactly what a wrong answer gets wrong ("15%" is 32.4 of the
-    measured 212.4)."""
+    ("5.8% against a 4.0% tolerance, 1.8 percentage points outside"), or None (a share of one
+    figure in another is `_share_of`)."""
     if not q.values:
         return None
     tolerance = max(q.tolerance, 0.05)

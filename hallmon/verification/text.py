@@ -10,6 +10,7 @@ one by one rather than one token per run.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 __all__ = [
@@ -17,13 +18,34 @@ __all__ = [
     "CONDITION_OPENERS",
     "NUMBER_WORDS",
     "STOPWORDS",
+    "condition_before",
     "content_tokens",
+    "first_unconditioned",
     "stem",
     "tokens",
 ]
 
 # Words that open a condition ("free if ...", "covered only if ..."), as a regex alternation.
 CONDITION_OPENERS = r"if|unless|provided(?:\s+that)?|as\s+long\s+as"
+
+
+def condition_before(openers: str) -> re.Pattern[str]:
+    """A condition opened by one of `openers` (a regex alternation) and still open at the end
+    of a text: no clause break after it."""
+    return re.compile(rf"\b(?:{openers})\b[^,;:.!?]*$", re.I)
+
+
+def first_unconditioned(
+    matches: Iterable[re.Match[str]], text: str, condition: re.Pattern[str], window: int = 80
+) -> re.Match[str] | None:
+    """The first of `matches` said as a fact, not inside a `condition` opened before it in its
+    clause ("works when the lock is offline", "once it is booked")."""
+    for m in matches:
+        if not condition.search(text[max(0, m.start() - window) : m.start()]):
+            return m
+    return None
+
+
 # A bare answer a claim may start with ("No. The endpoint is reachable again"): the answer to
 # the question, which negates nothing in the claim after it.
 BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+", re.I)

@@ -55,7 +55,14 @@ from hallmon.verification.numbers import (
     find_match,
     same_time,
 )
-from hallmon.verification.text import CONDITION_OPENERS, NUMBER_WORDS, content_tokens, stem
+from hallmon.verification.text import (
+    CONDITION_OPENERS,
+    NUMBER_WORDS,
+    condition_before,
+    content_tokens,
+    first_unconditioned,
+    stem,
+)
 
 MAX_FIELDS = 200
 MAX_CALL_AMOUNTS = 40
@@ -390,6 +397,19 @@ def _compare(
     claimed = [q for q in figures if q.currency and q.values] if amounts else []
     primary = [q for q in claimed if same_as(q, amounts)]
     stated_money = [p for p in stated if p.currency]
+    counts = counts_in(claim_text)
+    # what a fact's amount may be worked out from (read once per call, not once per amount):
+    # the claim's figures, then the calls' amounts before the policy's, as a derivation reads
+    # only the first few figures of each kind
+    worked_from = (
+        [
+            *figures,
+            *_as_quantities([*amounts, *(a for o in elsewhere for a in o.amounts())]),
+            *stated,
+        ]
+        if claimed and not beside_match
+        else []
+    )
     for q in claimed:
         if q in primary:
             matched.append(q.describe())
@@ -403,20 +423,14 @@ def _compare(
             not beside_match
             and derived_from(
                 q,
-                # the calls' amounts before the policy's: a derivation reads only the first
-                # few figures of each kind
-                [
-                    *figures,
-                    *_as_quantities([*amounts, *(a for o in elsewhere for a in o.amounts())]),
-                    *stated,
-                ],
+                worked_from,
                 # the claim's figures and the policy's amounts ("two winch launches come to
                 # £24.00" at the policy's £12 a launch)
                 own=[
                     *(c for c in figures if c is not q and c.kind in ("money", "percent")),
                     *stated_money,
                 ],
-                counts=counts_in(claim_text),
+                counts=counts,
             )
             is not None
         ):
@@ -441,7 +455,7 @@ def _compare(
                         q,
                         [*claimed, *stated],
                         own=[c for c in claimed if c is not q],
-                        counts=counts_in(claim_text),
+                        counts=counts,
                     )
                     is not None
                 )
@@ -1093,6 +1107,12 @@ def check_tool_facts(
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
+    # each ok call's statuses and coded words, read once for every call and status word
+    words_of = [
+        (c.source_id, _statuses(c), _coded_words(c))
+        for c in (calls if known and not idents else ())
+        if c.status == "ok"
+    ]
     for call in about:
         if listed_count is not None and listed_count[0] is not None:
             sizes = _list_sizes(call, listed_count[1])
@@ -1126,9 +1146,9 @@ def check_tool_facts(
                 # event the call dates, not the application's status
                 matched.append(f"{said} (a field of {call.tool})")
             elif not idents and any(
-                said in _statuses(c) or re.search(rf"\b{re.escape(said)}\b", _coded_words(c))
-                for c in calls
-                if c.source_id != call.source_id and c.status == "ok"
+                said in held or re.search(rf"\b{re.escape(said)}\b", coded)
+                for source_id, held, coded in words_of
+                if source_id != call.source_id
             ):
                 # "the licence photo was rejected": the documents call's `result`, not the
                 # transfer's status, when the claim's date picked the transfer (a claim that
@@ -1351,8 +1371,6 @@ _LEADING_CONDITION = re.compile(rf"^\s*(?:{CONDITION_OPENERS})\b[^,;]{{0,120}},\
 _AGENT_VOICE = re.compile(
     r"\b(?:i|we|you|your|our|us)\b|\bfor\s+(?:members|customers|subscribers|loyal)", re.I
 )
-# "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
-# a short, bounded gap between the thing and the verb.
 # "is booked", not "is scheduled to ship" (a plan) or "is reserved by another customer"
 _PRESENT_DONE = re.compile(
     r"\b(?:is|are|['’]re|['’]s)\s+(?:now\s+|all\s+|already\s+)?(?:booked|reserved|confirmed|"
@@ -1360,9 +1378,8 @@ _PRESENT_DONE = re.compile(
     r"(?!\s+to\b|\s+by\s+(?:another|someone|somebody|a\s+different|other)\b)",
     re.I,
 )
-_PRESENT_CONDITION = re.compile(
-    r"\b(?:once|if|when|whenever|unless|until|provided|after|before|as\s+soon\s+as)\b[^,;.:!?]*$",
-    re.I,
+_PRESENT_CONDITION = condition_before(
+    r"once|if|when|whenever|unless|until|provided|after|before|as\s+soon\s+as"
 )
 
 
@@ -1426,12 +1443,11 @@ def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
 def _present_done(text: str) -> bool:
     """A present 'is booked' said as a fact, not in a condition ("once it is booked",
     "provided it is filed before the deadline")."""
-    return any(
-        not _PRESENT_CONDITION.search(text[max(0, m.start() - 80) : m.start()])
-        for m in _PRESENT_DONE.finditer(text)
-    )
+    return first_unconditioned(_PRESENT_DONE.finditer(text), text, _PRESENT_CONDITION) is not None
 
 
+# "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
+# a short, bounded gap between the thing and the verb.
 _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
