@@ -193,8 +193,11 @@ _ZONES: dict[str, tuple[float, ...]] = {
     "jst": (9,), "sgt": (8,), "hkt": (8,), "aest": (10,), "aedt": (11,), "nzdt": (13,),
 }  # fmt: skip
 _ZONE_AFTER = re.compile(
-    r"\s*\(?\s*(?:(?P<name>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")\b(?!-)"
-    r"(?:\s*(?:time\b|(?P<sign>[+-−])(?P<oh>\d{1,2})(?::?(?P<om>\d{2}))?))?)",
+    # a hyphen after the name only as an offset's sign ("UTC-5", not "ET-based")
+    r"\s*\(?\s*(?:(?P<name>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")\b(?!-\D)"
+    # the sign is "+", "-" or "−" (a class "[+-−]" would be the range from "+" to "−", which
+    # holds every letter and digit: "22:14 UTC 12 pallets" read as UTC+2)
+    r"(?:\s*(?:time\b|(?P<sign>[+\-−])(?P<oh>\d{1,2})(?::?(?P<om>\d{2}))?))?)",
     re.I,
 )
 

@@ -433,3 +433,14 @@ def test_a_sum_the_claim_writes_out_from_backed_figures() -> None:
     wrong = said.replace("26.60", "26.90")
     (bad,) = [q for q in extract_quantities(wrong, True) if q.values == frozenset({26.9})]
     assert shown_arithmetic(bad, wrong, backed) is None
+
+
+def test_a_zone_offset_takes_a_sign_and_only_a_sign() -> None:
+    def utc(text: str) -> list[float]:
+        (t,) = [q for q in extract_quantities(text, True) if q.kind == "time"]
+        return sorted(t.utc)
+
+    assert utc("at 22:14 UTC 12 pallets") == [22 * 60 + 14]  # "12" is no offset
+    assert utc("at 17:14 UTC-5") == [22 * 60 + 14]
+    assert utc("at 22:14 UTC+2") == [20 * 60 + 14]
+    assert utc("at 9 pm ET-based") == []
