@@ -1129,40 +1129,55 @@ _ELEMENT = re.compile(r"^(?P<list>[A-Za-z][\w ]*?) \d+: ")
 _STATE_WORDS = frozenset(_UP + _DOWN + ("done", "completed", "pending", "open", "closed"))
 
 
-def _state_values(body: str, claim_text: str) -> set[str]:
-    """The words of a tool body's values that can report a state: values only (the key "Error
-    rate: 0.001" names a metric, it does not report an error), no free-text fields, and of a
-    list only the elements the claim names when it names some ("the Amsterdam gateway")."""
-    lines = body.splitlines()
-    claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
-    named: dict[str, set[int]] = {}
-    fields: list[list[tuple[str, str]]] = []
-    for i, line in enumerate(lines):
+_Line = tuple[str | None, frozenset[str], frozenset[str]]  # list, names, value words
+
+
+@lru_cache(maxsize=64)
+def _state_lines(body: str) -> tuple[_Line, ...]:
+    """Each line of a tool body as (the list it is an element of, the names that identify that
+    element, the words of its values that may report a state), read once per body: every
+    state claim of an answer reads the same tool results."""
+    out: list[_Line] = []
+    for line in body.splitlines():
         element = _ELEMENT.match(line)
         rest = line[element.end() :] if element else line
         pairs = [(f.group("key"), f.group("value")) for f in _FIELD.finditer(rest)]
         if not pairs:
             pairs = [("", line.split(": ", 1)[-1])]
-        fields.append(pairs)
-        if element:
-            # A name, not a state: "operational" names no element of a list of gateways.
-            names = {
-                v.lower()
-                for k, v in pairs
-                if not _FREE_TEXT_KEY.match(k)
-                and re.fullmatch(r"[A-Za-z][\w-]{2,}", v)
-                and v.lower() not in _STATE_WORDS
-            }
-            if names & claim_words:
-                named.setdefault(element.group("list"), set()).add(i)
+        # A name, not a state: "operational" names no element of a list of gateways.
+        names = frozenset(
+            v.lower()
+            for k, v in pairs
+            if element
+            and not _FREE_TEXT_KEY.match(k)
+            and re.fullmatch(r"[A-Za-z][\w-]{2,}", v)
+            and v.lower() not in _STATE_WORDS
+        )
+        words = frozenset(
+            w
+            for key, value in pairs
+            if not _FREE_TEXT_KEY.match(key)
+            for w in re.findall(r"[a-z]+", value.lower())
+        )
+        out.append((element.group("list") if element else None, names, words))
+    return tuple(out)
+
+
+def _state_values(body: str, claim_text: str) -> set[str]:
+    """The words of a tool body's values that can report a state: values only (the key "Error
+    rate: 0.001" names a metric, it does not report an error), no free-text fields, and of a
+    list only the elements the claim names when it names some ("the Amsterdam gateway")."""
+    lines = _state_lines(body)
+    claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
+    named: dict[str, set[int]] = {}
+    for i, (listed, names, _) in enumerate(lines):
+        if listed is not None and names & claim_words:
+            named.setdefault(listed, set()).add(i)
     words: set[str] = set()
-    for i, (line, pairs) in enumerate(zip(lines, fields, strict=True)):
-        element = _ELEMENT.match(line)
-        if element and element.group("list") in named and i not in named[element.group("list")]:
+    for i, (listed, _, value_words) in enumerate(lines):
+        if listed is not None and listed in named and i not in named[listed]:
             continue
-        for key, value in pairs:
-            if not _FREE_TEXT_KEY.match(key):
-                words |= set(re.findall(r"[a-z]+", value.lower()))
+        words |= value_words
     return words
 
 
