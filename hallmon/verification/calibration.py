@@ -16,6 +16,11 @@ by the context. What is fitted, and how:
 - `nli_combiner`: where the NLI model is confident (`NLIGate`: strong entailment, or strong
   contradiction that beats entailment), a logistic regression over the NLI scores alone, so
   word overlap can never outvote the model there.
+- `agent_combiner`: outside the gate, for the claims of agent answers (their context holds
+  tool results), fitted on those claims alone: an agent restates tool fields and policies in
+  its own words, and what the NLI scores and word overlap say about such a claim differs from
+  what they say about RAGTruth's prose (the hand-written agent set's calib part: NLI-judged
+  claims flagged "unclear" were right about one time in ten).
 - `combiner`: everywhere else (the undecided band), a logistic regression over all per-claim
   features (`hallmon.verification.verdicts.FEATURES`), monotone in the NLI scores (a feature
   whose fitted sign would make more entailment raise P(unsupported), or more contradiction
@@ -216,6 +221,11 @@ class CalibrationConfig(BaseModel):
         None, description="P(unsupported) from the NLI scores alone, inside the NLI gate"
     )
     nli_gate: NLIGate = Field(default_factory=NLIGate)
+    agent_combiner: Combiner | None = Field(
+        None,
+        description="P(unsupported) of an agent answer's claims (its context holds tool "
+        "results) outside the NLI gate; the full combiner when absent",
+    )
     checks: dict[str, float] = Field(
         default_factory=lambda: dict(CHECK_PRIORS),
         description="P(unsupported) of a claim whose deterministic check failed, by check name; "
@@ -233,10 +243,13 @@ class CalibrationConfig(BaseModel):
     def active_combiner(self) -> Combiner:
         return self.combiner or FALLBACK_COMBINER
 
-    def combiner_for(self, ent_max: float, con_max: float) -> Combiner:
-        """The NLI-only combiner inside the gate, the full one elsewhere."""
+    def combiner_for(self, ent_max: float, con_max: float, *, agent: bool = False) -> Combiner:
+        """The NLI-only combiner inside the gate; elsewhere the agent combiner for a claim of
+        an agent's answer, the full one for the rest."""
         if self.nli_combiner is not None and self.nli_gate.confident(ent_max, con_max):
             return self.nli_combiner
+        if agent and self.agent_combiner is not None:
+            return self.agent_combiner
         return self.active_combiner
 
     def check_probability(self, forced: tuple[ClaimStatus, str]) -> float:
@@ -354,27 +367,59 @@ MIN_GATE_ROWS = 20
 """Fewer claims than this inside the NLI gate (or one class only): no NLI-only combiner."""
 
 
+MIN_AGENT_ROWS = 200
+"""Fewer agent-answer claims than this outside the gate (or one class only): no agent
+combiner; the full combiner serves them too."""
+
+
 @dataclass(frozen=True)
 class Combiners:
     full: Combiner
     nli: Combiner | None
+    agent: Combiner | None = None
+
+
+def _fittable(table: ClaimTable, rows: npt.NDArray[np.int64], least: int) -> bool:
+    return len(rows) >= least and 0 < table.y[rows].sum() < len(rows)
+
+
+def agent_mask(table: ClaimTable) -> BoolArray:
+    """Claims of agent answers (`tool_context`); none for a table without that feature."""
+    if "tool_context" not in table.features:
+        return np.zeros(len(table.y), dtype=bool)
+    out: BoolArray = table.column("tool_context") > 0.5
+    return out
 
 
 def fit_combiners(
     table: ClaimTable, names: Sequence[str], rows: npt.NDArray[np.int64], gate: BoolArray, l2: float
 ) -> Combiners:
-    """The full combiner on `rows` outside the gate, the NLI-only one on `rows` inside it."""
+    """The NLI-only combiner on `rows` inside the gate; outside it, the agent combiner on the
+    agent answers' claims and the full one on the rest (on all, when either part is too
+    small to fit alone)."""
     cols = [table.features.index(n) for n in names]
+    agent = agent_mask(table)
     outside = rows[~gate[rows]]
     inside = rows[gate[rows]]
     if len(outside) < MIN_GATE_ROWS:
         outside = rows
-    full = combiner_from_fit(names, table.x[outside][:, cols], table.y[outside], l2)
+    agent_rows = outside[agent[outside]]
+    other_rows = outside[~agent[outside]]
+    split = _fittable(table, agent_rows, MIN_AGENT_ROWS) and _fittable(
+        table, other_rows, MIN_AGENT_ROWS
+    )
+    plain = other_rows if split else outside
+    full = combiner_from_fit(names, table.x[plain][:, cols], table.y[plain], l2)
+    agent_combiner = (
+        combiner_from_fit(names, table.x[agent_rows][:, cols], table.y[agent_rows], l2)
+        if split
+        else None
+    )
     nli = None
-    if len(inside) >= MIN_GATE_ROWS and 0 < table.y[inside].sum() < len(inside):
+    if _fittable(table, inside, MIN_GATE_ROWS):
         nli_cols = [table.features.index(n) for n in NLI_FEATURES]
         nli = combiner_from_fit(NLI_FEATURES, table.x[inside][:, nli_cols], table.y[inside], l2)
-    return Combiners(full, nli)
+    return Combiners(full, nli, agent_combiner)
 
 
 def combiner_probabilities(
@@ -382,12 +427,18 @@ def combiner_probabilities(
 ) -> FloatArray:
     """P(unsupported) of `rows` from the combiners, as `verdicts.judge` computes it."""
     out = np.zeros(len(rows))
-    for combiner, mask in ((combiners.full, ~gate[rows]), (combiners.nli, gate[rows])):
-        chosen = combiner if combiner is not None else combiners.full
+    agent = agent_mask(table)[rows]
+    inside = gate[rows] & (combiners.nli is not None)
+    routes = (
+        (combiners.nli, inside),
+        (combiners.agent, ~inside & agent & (combiners.agent is not None)),
+        (combiners.full, ~inside & ~(agent & (combiners.agent is not None))),
+    )
+    for combiner, mask in routes:
         idx = rows[mask]
-        if len(idx):
-            cols = [table.features.index(n) for n in chosen.features]
-            out[mask] = chosen.probability(table.x[idx][:, cols])
+        if combiner is not None and len(idx):
+            cols = [table.features.index(n) for n in combiner.features]
+            out[mask] = combiner.probability(table.x[idx][:, cols])
     return out
 
 
@@ -671,6 +722,7 @@ def fit_calibration(
         update={
             "combiner": combiners.full if combiners else base.combiner,
             "nli_combiner": combiners.nli if combiners else None,
+            "agent_combiner": combiners.agent if combiners else None,
             "checks": checks,
             "verdict": thresholds.verdict,
             "risk": thresholds.risk,

@@ -30,6 +30,8 @@ from hallmon.verification.numbers import (
     find_in,
     find_match,
     shown_arithmetic,
+    weekday_mismatch,
+    years_in,
 )
 from hallmon.verification.records import OpeningHours, RecordFact, check_hours, check_record
 from hallmon.verification.sentences import source_sentences, split_sentences
@@ -91,6 +93,11 @@ def check_numbers(
     # unchecked, not silently passed.
     unchecked = len(wanted) - MAX_CLAIM_FIGURES
     wanted = wanted[:MAX_CLAIM_FIGURES]
+    # A weekday beside a date it does not fall on is wrong whatever the context says.
+    years = years_in(claim_text).union(years_in(answer_text), *(years_in(s.text) for s in sources))
+    wrong_day = weekday_mismatch(claim_text, years)
+    if wrong_day is not None:
+        return CheckResult(name="number", passed=False, detail=wrong_day)
     if not evidence and not sources:
         return CheckResult(
             name="number",

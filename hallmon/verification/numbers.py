@@ -1487,3 +1487,84 @@ def _results(
                 made.append((x * y, ((xc, yc), f"{xt} × {yt}", moneyish)))
     made.sort(key=lambda m: m[0])
     return [m[0] for m in made], [m[1] for m in made]
+
+
+_WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_WEEKDAY = re.compile(
+    r"\b(?P<day>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?)\b\.?",
+    re.I,
+)
+# Between a weekday and its date: "Thursday, 12/18/2026", "Fri 4 Dec", "Sunday the 6th"
+# (the date's own reading starts at the number), "Saturday (5 December)".
+_WEEKDAY_GAP = re.compile(r"[ \t]*,?[ \t]*(?:\(|the[ \t]+)?[ \t]*$", re.I)
+# After a date: "12/18/2026 (Friday)", "4 Dec (Fri)".
+_WEEKDAY_AFTER = re.compile(r"^[ \t]*\([ \t]*$")
+
+
+def _weekday_of(iso: str, years: frozenset[int]) -> set[int]:
+    """The weekdays (0 = Monday) a date reading can fall on: one for a full date, one per
+    candidate year for a date without one; none for a month or an impossible date."""
+    if iso.startswith("--"):
+        month, day = int(iso[2:4]), int(iso[5:7])
+        candidates = [(y, month, day) for y in years]
+    elif len(iso) == 10:
+        candidates = [(int(iso[:4]), int(iso[5:7]), int(iso[8:10]))]
+    else:
+        return set()
+    out = set()
+    for y, m, d in candidates:
+        try:
+            out.add(datetime.date(y, m, d).weekday())
+        except ValueError:
+            continue
+    return out
+
+
+@lru_cache(maxsize=4096)
+def years_in(text: str) -> frozenset[int]:
+    """The years of the full dates `text` states: those a date without a year is read in."""
+    return frozenset(
+        int(iso[:4])
+        for q in distinct_quantities(text)
+        if q.kind == "date"
+        for iso in q.dates
+        if len(iso) == 10 and not iso.startswith("--")
+    )
+
+
+def weekday_mismatch(text: str, years: frozenset[int] = frozenset()) -> str | None:
+    """A weekday said beside a date it does not fall on ("due Thursday, 12/18/2026": a
+    Friday), or None. A date without a year is read in each of `years` (the context's years)
+    and is wrong only when it misses the weekday in all of them, and so is a date with two
+    readings ("12/08/2026") in every reading; with no year to read it in, it is not judged."""
+    dates = [q for q in extract_quantities(text, True) if q.kind == "date" and q.dates]
+    if not dates:
+        return None
+    for m in _WEEKDAY.finditer(text[:4000]):
+        said = _WEEKDAY_NAMES.index(m.group("day").lower()[:3])
+        date = next(
+            (
+                q
+                for q in dates
+                if (q.start >= m.end() and _WEEKDAY_GAP.match(text[m.end() : q.start]))
+                or (
+                    q.end <= m.start()
+                    and m.start() - q.end <= 3
+                    and _WEEKDAY_AFTER.match(text[q.end : m.start()])
+                )
+            ),
+            None,
+        )
+        if date is None:
+            continue
+        readings = [_weekday_of(iso, years) for iso in date.dates]
+        if not any(readings) or any(said in r for r in readings):
+            continue
+        falls = sorted({d for r in readings for d in r})
+        names = " or a ".join(datetime.date(2024, 1, 1 + d).strftime("%A") for d in falls)
+        return (
+            f"'{m.group(0).strip()}' with {date.describe()}: that date is a {names}, so the "
+            "weekday contradicts the date"
+        )
+    return None

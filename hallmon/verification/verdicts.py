@@ -49,6 +49,7 @@ FEATURES: tuple[str, ...] = (
     "type_number",
     "type_quote",
     "type_causal",
+    "tool_context",  # the answer's context holds tool results: an agent's answer
 )
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
@@ -82,19 +83,24 @@ def _number_key(token: str) -> str:
 
 @dataclass(frozen=True)
 class ContextProfile:
-    """The words, names and numbers of an answer's whole context, for novelty features."""
+    """The words, names and numbers of an answer's whole context, for novelty features, and
+    whether it holds tool results: in an agent's answer most claims restate tool fields and
+    policies in the agent's own words, and the NLI model and word overlap read those otherwise
+    than RAGTruth's prose, so such claims have a combiner of their own
+    (`CalibrationConfig.agent_combiner`)."""
 
     stems: frozenset[str]
     numbers: frozenset[str]
+    tools: bool = False
 
     @classmethod
-    def of(cls, texts: Sequence[str]) -> ContextProfile:
+    def of(cls, texts: Sequence[str], *, tools: bool = False) -> ContextProfile:
         stems: set[str] = set()
         numbers: set[str] = set()
         for text in texts:
             stems.update(_stem(t) for t in _TOKEN.findall(text))
             numbers.update(_number_key(n) for n in _NUMBER.findall(text))
-        return cls(frozenset(stems), frozenset(numbers))
+        return cls(frozenset(stems), frozenset(numbers), tools)
 
 
 def _novelty(text: str, profile: ContextProfile) -> tuple[float, float, float, float]:
@@ -144,6 +150,7 @@ def claim_features(
         "type_number": float(claim.type == "number"),
         "type_quote": float(claim.type == "quote"),
         "type_causal": float(claim.type == "causal"),
+        "tool_context": float(profile.tools),
     }
     return np.array([values[name] for name in FEATURES], dtype=np.float64)
 
@@ -281,7 +288,8 @@ def judge(
             # label follows the probability, and the model's support cannot overrule it.
             status = "unclear"
     else:
-        combiner = config.combiner_for(ent_max, con_max)
+        agent = bool(features[FEATURES.index("tool_context")])
+        combiner = config.combiner_for(ent_max, con_max, agent=agent)
         p = float(combiner.probability(select(features[None, :], combiner.features))[0])
         status, _ = decide(p, ent_max, con_max, bool(ranked), config.verdict.for_type(claim.type))
         gated = " (NLI-decided)" if combiner is config.nli_combiner else ""

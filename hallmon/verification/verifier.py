@@ -246,7 +246,10 @@ class Verifier:
                 return prepared
             with _timed(prepared.stage_ms, "evidence"):
                 index = EvidenceIndex(prepared.sources, config=self.passages)
-                prepared.profile = ContextProfile.of([s.text for s in prepared.sources])
+                prepared.profile = ContextProfile.of(
+                    [s.text for s in prepared.sources],
+                    tools=bool(response.context.tool_results),
+                )
                 for i in prepared.judged:
                     claim = prepared.claims[i]
                     found = index.top_k(claim.statement, self.top_k)

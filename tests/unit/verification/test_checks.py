@@ -80,6 +80,19 @@ def test_return_policy_days() -> None:
     assert check_numbers("Returns within fourteen days.", [], sources).passed is True
 
 
+def test_a_weekday_the_date_does_not_fall_on_fails_the_number_check() -> None:
+    sources = [doc("Payment 3 of 4: $62.00, moved from 2026-12-10 to 2026-12-18.")]
+    bad = "Your third payment of $62.00 is now due Thursday, 12/18/2026."
+    result = check_numbers(bad, evidence_for(bad, sources), sources)
+    assert result.passed is False and "is a Friday" in result.detail
+    assert "contradicts" in result.detail  # read as contradicted, not as not found
+    good = "Your third payment of $62.00 is now due Friday, 12/18/2026."
+    assert check_numbers(good, evidence_for(good, sources), sources).passed is True
+    # a date without a year is read in the context's year (4 Dec 2026 is a Friday)
+    assert check_numbers("Due Thu 4 Dec.", [], sources).passed is False
+    assert "weekday" not in check_numbers("Due Fri 4 Dec.", [], sources).detail
+
+
 def test_scaled_numbers_percentages_and_money() -> None:
     src = [doc("The company had 4,200,000 users and revenue grew 12 percent to $1,200.")]
     assert check_numbers("It has 4.2 million users.", [], src).passed is True

@@ -444,3 +444,32 @@ def test_a_zone_offset_takes_a_sign_and_only_a_sign() -> None:
     assert utc("at 17:14 UTC-5") == [22 * 60 + 14]
     assert utc("at 22:14 UTC+2") == [20 * 60 + 14]
     assert utc("at 9 pm ET-based") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("now due Thursday, 12/18/2026, instead of", "Friday"),  # 18 Dec 2026 is a Friday
+        ("now due Friday, 12/18/2026, instead of", None),
+        ("deadline 12/18/2026 (Monday)", "Friday"),
+        ("deadline 12/18/2026 (Friday)", None),
+        ("the next run is at 03:00 UTC on Fri 4 Dec", None),  # the context's year: 2026
+        ("the next run is at 03:00 UTC on Thu 4 Dec", "Friday"),
+        ("on Saturday, December 5, 2026", None),
+        ("by Tuesday 12/08", None),  # one reading (8 December) is a Tuesday
+        ("by Tuesday 12/09", "Wednesday or a Saturday"),  # neither reading is
+        ("on Wednesday. On 12/18/2026 the plan ends", None),  # not said of that date
+    ],
+)
+def test_weekday_beside_a_date_it_does_not_fall_on(text: str, wrong: str | None) -> None:
+    found = numbers.weekday_mismatch(text, frozenset({2026}))
+    if wrong is None:
+        assert found is None
+    else:
+        assert found is not None and f"is a {wrong}" in found
+
+
+def test_weekday_of_a_date_without_a_year_is_not_judged_without_one() -> None:
+    assert numbers.weekday_mismatch("on Thu 4 Dec", frozenset()) is None
+    # wrong only when wrong in every candidate year: 4 Dec is a Thursday in 2025
+    assert numbers.weekday_mismatch("on Thu 4 Dec", frozenset({2025, 2026})) is None
