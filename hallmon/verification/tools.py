@@ -349,6 +349,31 @@ def _as_quantities(amounts: Sequence[tuple[str, float, str | None]]) -> list[Qua
     ]
 
 
+# Between an id and the amount said of it: "RFD-88412 for £549.00", "RFD-88412 (£549.00)";
+# between an amount and the id after it: "£549.00 refund RFD-88412", "the £549.00 refund,
+# RFD-88412" (not "the £30 fee and A-1042").
+_TIED_AFTER = re.compile(
+    r"\s*(?:\(|,|:|=|-|–|—)?\s*(?:(?:for|of|worth|totall?ing|amounting\s+to)\s+)?"
+    r"(?:(?:the|a|an)\s+)?",
+    re.I,
+)
+_TIED_BEFORE = re.compile(
+    r"\s*(?:(?!(?:and|or|plus|minus|to|from|for|of|on|in|with|than|by)\b)[a-z]+\s*){0,2}"
+    r"[,(]?\s*",
+    re.I,
+)
+
+
+def _tied(text: str, q: Quantity, ident: str) -> bool:
+    """Whether the claim says amount `q` of the thing `ident` names (see `_TIED_AFTER`)."""
+    at = text.find(ident)
+    if 0 <= at and at + len(ident) <= q.start:
+        return _TIED_AFTER.fullmatch(text, at + len(ident), q.start) is not None
+    if 0 <= at and q.end <= at:
+        return _TIED_BEFORE.fullmatch(text, q.end, at) is not None
+    return False
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -410,9 +435,26 @@ def _compare(
         if claimed and not beside_match
         else []
     )
+    # "Refund RFD-88412 for £549.00": an amount said right beside an id this call holds is
+    # that thing's amount, whatever another call or the policy holds
+    tied = {
+        id(q)
+        for q in claimed
+        if any(call.holds(i) and _tied(bare, q, i) for i in idents)
+    }
     for q in claimed:
         if q in primary:
             matched.append(q.describe())
+        elif (
+            id(q) in tied
+            and not same_as(q, others)
+            and not held_by(q, same_thing)
+            # "BRK-8813, a $25.00 mismatch ($91,000.00 vs $90,975.00)": worked out
+            and derived_from(q, claimed, own=[c for c in claimed if c is not q]) is None
+        ):
+            said = ", ".join(f"{k.split('.', 1)[-1]}={v:g}{' ' + c if c else ''}"
+                             for k, v, c in amounts[:3])  # fmt: skip
+            mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
         elif not beside_match and (
             find_match(q, stated_money) is not None or held_by(q, elsewhere)
         ):

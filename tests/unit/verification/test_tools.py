@@ -97,6 +97,31 @@ def test_tool_facts_are_compared_field_by_field() -> None:
     assert check_tool_facts("Returns are free.", lookup) is None
 
 
+def test_an_amount_said_beside_an_id_is_that_things_amount() -> None:
+    lookup = call("shop.get_return", {"rma": "RMA-3", "price_paid_pence": 54900})
+    refund = call("shop.issue_refund", {"refund": "RFD-88", "rma": "RMA-3", "amount_pence": 51900})
+    calls = [lookup, refund]
+    # another call's amount does not excuse the refund's: RFD-88 is the £519.00 refund
+    for wrong in (
+        "Refund RFD-88 for £549.00 went to your Visa.",
+        "The £549.00 refund, RFD-88, went to your Visa.",
+    ):
+        bad = check_tool_facts(wrong, calls)
+        assert bad is not None and bad.passed is False and "'£549.00'" in bad.detail
+    good = check_tool_facts("Refund RFD-88 for £519.00 went to your Visa.", calls)
+    assert good is not None and good.passed is True
+    # not said of the refund: the price paid, beside it
+    aside = check_tool_facts("Refund RFD-88 went out; you had paid £549.00.", calls)
+    assert aside is None or aside.passed is not False
+    # worked out from the claim's own amounts, and said of the thing the id names
+    breaks = call(
+        "recon.get_breaks", {"breaks": [{"id": "BRK-8", "ledger_cents": 9100000, "stmt_cents": 9097500}]}
+    )
+    diff = "BRK-8, a $25.00 mismatch ($91,000.00 in the ledger vs $90,975.00 on the statement)."
+    worked = check_tool_facts(diff, [breaks])
+    assert worked is None or worked.passed is not False
+
+
 def test_a_failed_lookup_backs_no_fact() -> None:
     assert (
         check_tool_facts("Your order A-1042 has shipped.", [call("orders.lookup", ORDER, "error")])
