@@ -955,8 +955,18 @@ def is_action_claim(claim_text: str) -> bool:
     if not done:
         return False
     before = claim_text[: done.start()]
-    # "covered only if you declared it and we accepted it": a condition, not a report.
-    return not (_FUTURE.search(before + done.group(0)) or _IF_BEFORE.search(before))
+    # "covered only if you declared it and we accepted it": a condition, not a report; so is
+    # "once the order is placed, a replacement arrives" (a thing's state in a time clause,
+    # not "when I called, I rebooked it", the agent's own doing)
+    return not (
+        _FUTURE.search(before + done.group(0))
+        or _IF_BEFORE.search(before)
+        or (_WHEN_BEFORE.search(before) and not _AGENT_DONE.match(done.group(0)))
+    )
+
+
+_WHEN_BEFORE = condition_before(r"once|as\s+soon\s+as|when|whenever|until|after")
+_AGENT_DONE = re.compile(r"(?:I|we)\b", re.I)
 
 
 # ("charged whether or not the funds are recovered": a condition, no denial)

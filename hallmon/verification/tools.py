@@ -228,11 +228,13 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     # starting or stopping a machine or a job ("I've started wm-07", `start_machine`)
     "start": ("start", "launch", "poweron", "switchon"),
     "stop": ("stop", "shutdown", "halt", "poweroff", "switchoff"),
+    # "I've ordered a free replacement": `order_replacement`, `orders.create`
+    "order": ("order",),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
-    r"rebooted|redeployed|reverted|"
+    r"rebooted|redeployed|reverted|ordered|"
     # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
     r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
     r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
@@ -595,6 +597,10 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
         and _MONEY_NEXT.match(claim_text, done.end())
     ):
         verb = _kinds("transfer")  # "I moved $15,000.00 from your savings": money transferred
+    if verb == ["order"]:
+        # "I've ordered a replacement": ordering is done by whatever call makes the thing
+        # ordered (`issue_replacement`), so the object's kinds count beside it
+        verb = ["order", *(f for f in families if f != "order")]
     if verb:
         # The verb names the action ("delivered" is shipping, whatever the sentence is about);
         # the object counts only for verbs of no family ("issued a refund").

@@ -318,6 +318,22 @@ def test_a_status_tool_reports_on_the_service_without_naming_it() -> None:
     assert check_system_state("The database is degraded.", sources).passed is False
 
 
+def test_a_thing_done_in_a_time_clause_is_no_action_claimed() -> None:
+    from hallmon.verification.checks import is_action_claim
+
+    for condition in (
+        "Once the order is placed, a replacement normally arrives within 2 working days.",
+        "When the refund is processed, you will get an email.",
+        "As soon as your booking is confirmed, we send the tickets.",
+    ):
+        assert not is_action_claim(condition), condition
+    for done in (
+        "Your order has been cancelled.",
+        "Once you asked, we cancelled the order.",  # the agent's own doing, after the clause
+    ):
+        assert is_action_claim(done), done
+
+
 def test_blocking_and_freezing_are_actions_their_participles_states() -> None:
     from hallmon.verification.checks import is_action_claim
 

@@ -183,6 +183,17 @@ def test_passive_and_gone_ahead_phrasings_are_actions() -> None:
     assert [c.name for c in ground_in_tools(ahead, [], [], [])] == ["action"]
 
 
+def test_ordering_is_done_by_the_call_that_makes_the_thing_ordered() -> None:
+    text = "I've ordered a free replacement to 14 Ashgrove Terrace."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    failed = call("cpe.order_replacement", {"error": "ADDRESS_VERIFICATION_FAILED"}, "error")
+    (action,) = [c for c in ground_in_tools(claim, [], [failed], []) if c.name == "action"]
+    assert action.passed is False and "returned status error" in action.detail
+    issued = call("farecard.issue_replacement", {"new_pass": "6338045", "dispatched": "2026-12-01"})
+    (action,) = [c for c in ground_in_tools(claim, [], [issued], []) if c.name == "action"]
+    assert action.passed is True
+
+
 def test_a_discount_is_a_favour_that_needs_a_grant() -> None:
     offer = check_exception("I can offer you a 20% discount on your next order.", [POLICY])
     assert offer is not None and offer.passed is False
