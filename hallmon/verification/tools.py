@@ -439,11 +439,7 @@ def _compare(
     )
     # "Refund RFD-88412 for £549.00": an amount said right beside an id this call holds is
     # that thing's amount, whatever another call or the policy holds
-    tied = {
-        id(q)
-        for q in claimed
-        if any(call.holds(i) and _tied(bare, q, i) for i in idents)
-    }
+    tied = {id(q) for q in claimed if any(call.holds(i) and _tied(bare, q, i) for i in idents)}
     for q in claimed:
         if q in primary:
             matched.append(q.describe())
@@ -1116,6 +1112,51 @@ def _coded_words(call: ToolCall) -> str:
     )
 
 
+def _one_apart(a: str, b: str) -> bool:
+    """Same length, one character different, and that character a letter or digit for a
+    letter or digit of the same kind ("eu-north-2a" for "eu-north-2b", "RF-77" for "RF-78")."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return len(diff) == 1 and (
+        (diff[0][0].isdigit() and diff[0][1].isdigit())
+        or (diff[0][0].isalpha() and diff[0][1].isalpha())
+    )
+
+
+def _misread_ids(claim_text: str, idents: Sequence[str], calls: Sequence[ToolCall]) -> list[str]:
+    """Identifiers of the claim that no call holds while an ok call holds one a single
+    character away, not said in the claim too: a code read wrong ("in eu-north-2a" against
+    `zone: eu-north-2b`). Ids of four characters or fewer, and ids without a letter, are left
+    alone (too many are one apart by chance, and dates are the number check's)."""
+    out: list[str] = []
+    low = claim_text.lower()
+    ok = [c for c in calls if c.status == "ok"]
+    for ident in idents:
+        key = ident.lower().lstrip("#").strip()
+        if (
+            len(key) <= 4
+            or not any(ch.isalpha() for ch in key)  # dates, phone numbers: the number check's
+            or any(c.holds(ident) for c in calls)
+        ):
+            continue
+        for call in ok:
+            near = next(
+                (
+                    (k, v)
+                    for k, v in call.fields
+                    if _one_apart(key, v.lower()) and v.lower() not in low
+                ),
+                None,
+            )
+            if near is not None:
+                out.append(
+                    f"'{ident}' but {call.tool}'s {near[0].split('.', 1)[-1]}={near[1]} ({call.source_id})"
+                )
+                break
+    return out
+
+
 def check_tool_facts(
     claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
 ) -> CheckResult | None:
@@ -1124,10 +1165,13 @@ def check_tool_facts(
     An amount another call holds, the policy states (`stated`) or the answer works out is no
     mismatch beside a figure that matched ("£29 for the reprint, plus £4.95 delivery, so
     £33.95")."""
+    idents = _identifiers(claim_text)
+    misread = _misread_ids(claim_text, idents, calls)
+    if misread:
+        return CheckResult(name="tool_fact", passed=False, detail="; ".join(misread) + ": mismatch")
     about = _about(claim_text, calls)
     if not about:
         return None
-    idents = _identifiers(claim_text)
     about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []

@@ -115,11 +115,29 @@ def test_an_amount_said_beside_an_id_is_that_things_amount() -> None:
     assert aside is None or aside.passed is not False
     # worked out from the claim's own amounts, and said of the thing the id names
     breaks = call(
-        "recon.get_breaks", {"breaks": [{"id": "BRK-8", "ledger_cents": 9100000, "stmt_cents": 9097500}]}
+        "recon.get_breaks",
+        {"breaks": [{"id": "BRK-8", "ledger_cents": 9100000, "stmt_cents": 9097500}]},
     )
     diff = "BRK-8, a $25.00 mismatch ($91,000.00 in the ledger vs $90,975.00 on the statement)."
     worked = check_tool_facts(diff, [breaks])
     assert worked is None or worked.passed is not False
+
+
+def test_a_code_one_character_off_the_calls_is_misread() -> None:
+    reservation = call(
+        "gpu.create_reservation", {"reservation": "RSV-3391", "zone": "eu-north-2b", "count": 32}
+    )
+    bad = check_tool_facts("RSV-3391 is confirmed for 32 GPUs in eu-north-2a.", [reservation])
+    assert bad is not None and bad.passed is False and "zone=eu-north-2b" in bad.detail
+    good = check_tool_facts("RSV-3391 is confirmed for 32 GPUs in eu-north-2b.", [reservation])
+    assert good is None or good.passed is not False
+    # both said ("moved from eu-north-2a to eu-north-2b"), short ids and dates are left alone
+    both = check_tool_facts("RSV-3391 moved from eu-north-2a to eu-north-2b.", [reservation])
+    assert both is None or "eu-north-2a' but" not in both.detail
+    dated = call("orders.get", {"order": "A-1042", "due": "2026-12-08"})
+    assert check_tool_facts("A-1042 is due 2026-12-07.", [dated]) is None or (
+        "2026-12-07' but" not in check_tool_facts("A-1042 is due 2026-12-07.", [dated]).detail  # type: ignore[union-attr]
+    )
 
 
 def test_a_failed_lookup_backs_no_fact() -> None:
