@@ -29,6 +29,8 @@ from hallmon.verification.numbers import (
     figure_index,
     find_in,
     find_match,
+    left_over,
+    run_total,
     shown_arithmetic,
     weekday_mismatch,
     years_in,
@@ -157,9 +159,12 @@ def check_numbers(
             for q in list(unmatched):
                 # the claim's own figures first (a total is of the claim's amounts), then
                 # the answer's others ("So the total is £55" after "£35 … plus the £20 fee")
-                computed = derived_from(
-                    q, known, own=own, counts=counts, also=said
-                ) or shown_arithmetic(q, claim_text, backed)
+                computed = (
+                    derived_from(q, known, own=own, counts=counts, also=said)
+                    or shown_arithmetic(q, claim_text, backed)
+                    or run_total(q, backed, claim_text)
+                    or left_over(q, backed, claim_text)
+                )
                 if computed is not None:
                     found.append(computed)
                     backed.append(q)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import islice
+from itertools import islice, permutations
 from typing import Literal
 
 from hallmon.verification.text import NUMBER_WORDS
@@ -107,6 +107,8 @@ _CURRENCY_WORDS = {
 _DURATION_DAYS = {
     "day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0,
     "month": 30.4375, "months": 30.4375, "year": 365.25, "years": 365.25,
+    # "672 hours" is four weeks (a reservation from 7 December to 4 January)
+    "hour": 1 / 24, "hours": 1 / 24, "hrs": 1 / 24,
 }  # fmt: skip
 _MONTHS = {
     "jan": 1,
@@ -1082,7 +1084,13 @@ def derived_from(
         return _share_of(q, known, own)
     if q.kind in ("money", "number") and q.values:
         return (
-            (_percent_of(q, known) if q.kind == "money" else None)
+            (
+                _percent_of(q, known)
+                if q.kind == "money"
+                else _percent_of(q, known, own)
+                if own and (q.unit or any(v >= 10 or v != int(v) for v in q.values))
+                else None
+            )
             or _elapsed(q, known)
             or _with_own(q, known, own, counts)
             or (_with_own(q, known, also, ()) if also else None)
@@ -1129,12 +1137,103 @@ def derived_from(
     return None
 
 
+MAX_WORKED = 6
+"""The claim's own figures a two-step working (`_worked_out`) combines."""
+
+
+def _worked_out(q: Quantity, own: Sequence[Quantity]) -> str | None:
+    """How an amount is two steps of arithmetic on the claim's own grounded figures ("32 GPUs
+    for 672 hours at $4.12 come to $88,596.48"; "above the 150 GB included, at $0.30 per GB,
+    a 200 GB day costs $15.00"), or None: a × b × c, (a ± b) × c, a × b ± c or a + b + c, with
+    at most one amount of money in a product. As in `_arithmetic`, small whole numbers that
+    are not money are left alone."""
+    if not q.values or not any(q.currency or v >= 100 or v != int(v) for v in q.values):
+        return None
+    items = [
+        (min(b.values), b.currency, b.describe())
+        for b in own
+        if b is not q and b.kind in ("money", "number") and len(b.values) == 1
+        and (b.currency is None or q.currency is None or b.currency == q.currency)
+    ][:MAX_WORKED]  # fmt: skip
+    if len(items) < 3:
+        return None
+    tolerance = max(0.005, q.tolerance)
+    for (a, ac, at), (b, bc, bt), (c, cc, ct) in permutations(items, 3):
+        money = [x for x in (ac, bc, cc) if x]
+        forms: list[tuple[float, str, bool]] = [
+            (a * b * c, f"{at} × {bt} × {ct}", len(money) <= 1),
+            ((a + b) * c, f"({at} + {bt}) × {ct}", not cc or not (ac or bc)),
+            (abs(a - b) * c, f"({at} - {bt}) × {ct}", not cc or not (ac or bc)),
+            (a * b + c, f"{at} × {bt} + {ct}", not (ac and bc)),
+            (abs(a * b - c), f"{at} × {bt} - {ct}", not (ac and bc)),
+            (a + b + c, f"{at} + {bt} + {ct}", True),
+        ]
+        for value, how, allowed in forms:
+            if allowed and any(abs(value - v) <= tolerance for v in q.values):
+                return f"{q.describe()} is {how}"
+    return None
+
+
+def run_total(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
+    """How a figure is the sum of the claim's figures said together right after or before it
+    ("47 failed (27 card_expired, 14 insufficient_funds, 6 do_not_honor)", "64 pages (50 plan
+    + 14 rollover)"), or None: a run of two to eight figures of its kind, each within a few
+    words of the one before."""
+    if not q.values:
+        return None
+    figures = sorted(
+        (
+            b
+            for b in own
+            if b is not q
+            and b.kind == q.kind
+            and len(b.values) == 1
+            and (b.currency is None or b.currency == q.currency)
+        ),
+        key=lambda b: b.start,
+    )
+    tolerance = max(0.005, q.tolerance)
+    for i in range(len(figures)):
+        total = 0.0
+        for j in range(i, min(len(figures), i + 8)):
+            if j > i and figures[j].start - figures[j - 1].end > 40:
+                break
+            total += min(figures[j].values)
+            after = 0 <= figures[i].start - q.end <= 40
+            before = 0 <= q.start - figures[j].end <= 40
+            if j > i and (after or before) and any(abs(total - v) <= tolerance for v in q.values):
+                return f"{q.describe()} is {' + '.join(b.describe() for b in figures[i : j + 1])}"
+    return None
+
+
+_LEFT_AFTER = re.compile(
+    r"\s*(?:[a-z]+\s+)?(?:left|remaining|more|short|to\s+go|fewer|less|over|extra|apart)\b",
+    re.I,
+)
+
+
+def left_over(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
+    """How a count the claim says is left, short or more ("61 of 64 pages used, so 3 left")
+    is the difference of two of the claim's own figures, or None. Small whole numbers are
+    differences of almost any two figures, so only a count worded as one is read so."""
+    if not q.values or q.currency or not _LEFT_AFTER.match(text, q.end):
+        return None
+    figures = [b for b in own if b is not q and b.kind == q.kind and b.values][:MAX_WORKED]
+    for a, b in permutations(figures, 2):
+        for x in a.values:
+            for y in b.values:
+                if x > y and any(abs(x - y - v) <= max(0.005, q.tolerance) for v in q.values):
+                    return f"{q.describe()} is {a.describe()} - {b.describe()}"
+    return None
+
+
 def _with_own(
     q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity], counts: Sequence[int]
 ) -> str | None:
     """The derivations that build on the claim's own figures."""
     return (
         (_arithmetic(q, own, known) if own else None)
+        or _worked_out(q, own)
         or (_total(q, own, counts) if q.kind == "money" else None)
         or (_share(q, own, known) if q.kind == "money" else None)
         or (_counted(q, own, counts) if q.kind == "money" else None)
@@ -1186,12 +1285,18 @@ def _share_of(q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity]) -
     return None
 
 
-def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
+def _percent_of(
+    q: Quantity, known: Sequence[Quantity], percents_of: Sequence[Quantity] | None = None
+) -> str | None:
     """How an amount of money in the claim is a known percentage of a known amount, or that
     amount with the percentage added or taken off, to the cent; or None. Only amounts in the
-    claim's currency (or none) are bases."""
+    claim's currency (or none) are bases. With `percents_of` (the claim's own figures), a
+    quantity that is no money ("alerts at 80% of the new cap, 160 GB") is read the same way,
+    to its stated precision, with the percentage one the claim states."""
     # the first few of each (islice: a context of thousands of figures is not read whole)
-    percents = list(islice((p for p in known if p.kind == "percent" and p.values), MAX_DERIVED))
+    pool = known if percents_of is None else percents_of
+    percents = list(islice((p for p in pool if p.kind == "percent" and p.values), MAX_DERIVED))
+    tolerance = 0.005 if percents_of is None else max(0.005, q.tolerance)
     if not percents:
         return None
     bases = list(
@@ -1222,7 +1327,7 @@ def _percent_of(q: Quantity, known: Sequence[Quantity]) -> str | None:
                     ):
                         if value in b.values or value <= 0:
                             continue  # 100 % of an amount is the amount: found already
-                        if any(abs(value - v) <= 0.005 for v in q.values):  # to the cent
+                        if any(abs(value - v) <= tolerance for v in q.values):  # to the cent
                             return f"{q.describe()} is {p.describe()} {how} {b.describe()}"
     return None
 
@@ -1270,7 +1375,8 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
             gaps = {d % 1440 for x in a.values for y in b.values for d in (x - y, y - x)}
             if any(abs(g - v * clock[2]) < 0.5 for g in gaps for v in q.values):
                 return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
-    return None
+    # "672 hours" from 7 December to 4 January: hours that make whole days, between dates
+    return _between_dates(q, known) if q.duration_days is not None else None
 
 
 MAX_PARTS = 8

@@ -915,3 +915,41 @@ def test_unconfirmed_is_a_bare_answer() -> None:
 
     (claim,) = extract_claims("Unconfirmed. The 08:12 read is over 15 min old anyway.").claims
     assert claim.span.start == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "good", "bad"),
+    [
+        (  # two steps: a × b × c, with hours between two dates
+            "Reservation RSV-3 from 2026-12-07 to 2027-01-04; price $4.12 per GPU-hour; 32 GPUs.",
+            "32 GPUs for 672 hours at $4.12 come to $88,596.48.",
+            "32 GPUs for 672 hours at $4.12 come to $88,956.48.",
+        ),
+        (  # (a - b) × c
+            "The plan includes 150 GB a day. New cap: 200 GB. Overage costs $0.30 per GB.",
+            "Above the 150 GB included, at $0.30 per GB, a full 200 GB day costs $15.00 more.",
+            "Above the 150 GB included, at $0.30 per GB, a full 200 GB day costs $16.50 more.",
+        ),
+        (  # a percentage of a quantity that is no money
+            "Alerts fire at 80% of the daily cap. New cap: 200 GB.",
+            "You'll get an alert at 80% of the new cap, which is 160 GB.",
+            "You'll get an alert at 80% of the new cap, which is 170 GB.",
+        ),
+        (  # a count that is the figures said with it
+            "failed: card_expired 27, insufficient_funds 14, do_not_honor 6; reauthorised 2111",
+            "2,111 reauthorised and 47 failed (27 card_expired, 14 insufficient_funds, 6 do_not_honor).",
+            "2,111 reauthorised and 49 failed (27 card_expired, 14 insufficient_funds, 6 do_not_honor).",
+        ),
+        (  # a count said to be left
+            "Pages used this period: 61. Allowance: 64 pages.",
+            "61 of 64 pages used, so 3 left.",
+            "61 of 64 pages used, so 5 left.",
+        ),
+    ],
+)
+def test_the_answers_own_working_is_backed_and_a_wrong_result_is_not(
+    context: str, good: str, bad: str
+) -> None:
+    sources = [doc(context)]
+    assert check_numbers(good, [], sources).passed is True, check_numbers(good, [], sources)
+    assert check_numbers(bad, [], sources).passed is False
