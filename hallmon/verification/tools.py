@@ -369,9 +369,11 @@ _TIED_BEFORE = re.compile(
 def _tied(text: str, q: Quantity, ident: str) -> bool:
     """Whether the claim says amount `q` of the thing `ident` names (see `_TIED_AFTER`)."""
     at = text.find(ident)
-    if 0 <= at and at + len(ident) <= q.start:
+    if at < 0:
+        return False
+    if at + len(ident) <= q.start:
         return _TIED_AFTER.fullmatch(text, at + len(ident), q.start) is not None
-    if 0 <= at and q.end <= at:
+    if q.end <= at:
         return _TIED_BEFORE.fullmatch(text, q.end, at) is not None
     return False
 
@@ -1150,9 +1152,8 @@ def _misread_ids(claim_text: str, idents: Sequence[str], calls: Sequence[ToolCal
                 None,
             )
             if near is not None:
-                out.append(
-                    f"'{ident}' but {call.tool}'s {near[0].split('.', 1)[-1]}={near[1]} ({call.source_id})"
-                )
+                field = near[0].split(".", 1)[-1]
+                out.append(f"'{ident}' but {call.tool}'s {field}={near[1]} ({call.source_id})")
                 break
     return out
 

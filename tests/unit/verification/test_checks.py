@@ -936,9 +936,9 @@ def test_unconfirmed_is_a_bare_answer() -> None:
             "You'll get an alert at 80% of the new cap, which is 170 GB.",
         ),
         (  # a count that is the figures said with it
-            "failed: card_expired 27, insufficient_funds 14, do_not_honor 6; reauthorised 2111",
-            "2,111 reauthorised and 47 failed (27 card_expired, 14 insufficient_funds, 6 do_not_honor).",
-            "2,111 reauthorised and 49 failed (27 card_expired, 14 insufficient_funds, 6 do_not_honor).",
+            "failed: card_expired 27, insufficient_funds 14, other 6; reauthorised 2111",
+            "2,111 reauthorised, 47 failed (27 card_expired, 14 insufficient_funds, 6 other).",
+            "2,111 reauthorised, 49 failed (27 card_expired, 14 insufficient_funds, 6 other).",
         ),
         (  # a count said to be left
             "Pages used this period: 61. Allowance: 64 pages.",
