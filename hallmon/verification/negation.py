@@ -209,8 +209,30 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     return None
                 if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
                     return None  # the negated outside of the source's limit
+                if _restates(claim_text, sentence):
+                    # "a refund to your card is not possible, as card refunds are given only
+                    # within 28 days": the rule given as the reason, not denied
+                    return None
                 return _failed(f"the claim negates what {source.source_id} states", sentence)
     return None
+
+
+_REASON = re.compile(r"[,;:]?\s+\b(?:as|because|since|given\s+that)\s+", re.I)
+
+
+def _restates(claim_text: str, sentence: str) -> bool:
+    """Whether a reason clause of the claim ("…, as card refunds are given only within 28
+    days") says the source sentence itself, without a negation."""
+    wanted = content_tokens(sentence)
+    if not wanted:
+        return False
+    for clause in _REASON.split(claim_text)[1:]:
+        if (
+            not _NEGATION.search(clause)
+            and len(content_tokens(clause) & wanted) / len(wanted) >= COVERAGE
+        ):
+            return True
+    return False
 
 
 _ONLY_FOR = re.compile(r"\bonly\s+(?:for|to|if|when|where|once|after|with|by)\b", re.I)

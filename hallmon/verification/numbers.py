@@ -1125,13 +1125,16 @@ def derived_from(
                     if _MINUTE_STEPS.get(key) == 60:
                         days = n // 24
                     shifted: set[str] = set()
+                    loose: set[str] = set()  # from a base without a year
                     for iso in base.dates:
-                        shifted |= _shifted(iso, months, days) | _shifted(iso, -months, -days)
+                        moved = _shifted(iso, months, days) | _shifted(iso, -months, -days)
                         if key == "day":  # "within 15 working days": weekdays only
-                            shifted |= _weekdays_after(iso, n) | _weekdays_after(iso, -n)
-                    if shifted & q.dates or any(
-                        x.startswith("--") and any(y.endswith(x[1:]) for y in q.dates)
-                        for x in shifted
+                            moved |= _weekdays_after(iso, n) | _weekdays_after(iso, -n)
+                        (loose if iso.startswith("--") else shifted).update(moved)
+                    # a date with a year is read in the base's year, when the base has one
+                    # ("4 December 2027" is not 6 months after 4 June 2026)
+                    if (shifted | loose) & q.dates or any(
+                        any(y.endswith(x[1:]) for y in q.dates) for x in loose
                     ):
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
     return None
@@ -1141,7 +1144,7 @@ MAX_WORKED = 6
 """The claim's own figures a two-step working (`_worked_out`) combines."""
 
 
-def _worked_out(q: Quantity, own: Sequence[Quantity]) -> str | None:
+def _worked_out(q: Quantity, own: Sequence[Quantity], counts: Sequence[int] = ()) -> str | None:
     """How an amount is two steps of arithmetic on the claim's own grounded figures ("32 GPUs
     for 672 hours at $4.12 come to $88,596.48"; "above the 150 GB included, at $0.30 per GB,
     a 200 GB day costs $15.00"), or None: a × b × c, (a ± b) × c, a × b ± c or a + b + c, with
@@ -1155,11 +1158,18 @@ def _worked_out(q: Quantity, own: Sequence[Quantity]) -> str | None:
         if b is not q and b.kind in ("money", "number") and len(b.values) == 1
         and (b.currency is None or q.currency is None or b.currency == q.currency)
     ][:MAX_WORKED]  # fmt: skip
+    # counts the claim states in words or before a plural ("2 coffee makers", "two Saturdays")
+    items += [(float(n), None, str(n)) for n in counts if all(n != x for x, _, _ in items)][:3]
     if len(items) < 3:
         return None
     tolerance = max(0.005, q.tolerance)
+    # an amount worked out of the claim's amounts uses all of them ("the two tyres at £94,
+    # £12 a tyre fitting and the £20 visit, so £212" leaves the visit out: no total)
+    amounts = sum(1 for _, c, _ in items if c) if q.currency else 0
     for (a, ac, at), (b, bc, bt), (c, cc, ct) in permutations(items, 3):
         money = [x for x in (ac, bc, cc) if x]
+        if len(money) < amounts:
+            continue
         forms: list[tuple[float, str, bool]] = [
             (a * b * c, f"{at} × {bt} × {ct}", len(money) <= 1),
             ((a + b) * c, f"({at} + {bt}) × {ct}", not cc or not (ac or bc)),
@@ -1233,7 +1243,7 @@ def _with_own(
     """The derivations that build on the claim's own figures."""
     return (
         (_arithmetic(q, own, known) if own else None)
-        or _worked_out(q, own)
+        or _worked_out(q, own, counts)
         or (_total(q, own, counts) if q.kind == "money" else None)
         or (_share(q, own, known) if q.kind == "money" else None)
         or (_counted(q, own, counts) if q.kind == "money" else None)

@@ -58,6 +58,8 @@ _NEGATION = re.compile(
     # a switch said to be off ("auto-renew is off", "alerts are disabled")
     r"|\b(?:is|are|was|were|been|stays?|remains?)\s+(?:still\s+|now\s+|currently\s+)?"
     r"(?:off|disabled|deactivated|switched\s+off|turned\s+off)\b"
+    # "Auto-renew: switched off as you asked", "I've turned off alerts"
+    r"|\b(?:switched|turned)\s+off\b"
 )
 _VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|offers?|offering|provides?|allows?|accepts?|takes?|"
@@ -184,8 +186,12 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
 _DENIED_AS = ((re.compile(r"\b(?:out\s+of\s+stock|sold\s+out)\b"), "not in stock"),)
 
 
+_LABEL = re.compile(r"^(\W*[a-z][\w\- ]{0,30}?)\s*\**\s*:\s*\**\s*")
 _CONDITION_CLAUSE = re.compile(
-    r"\b(?:once|if|unless|until|as\s+soon\s+as|provided\s+that)\b[^,;:.]*"
+    # "doesn't match marketplace sellers even when the item is in stock": a concession, which
+    # the negation before it does not reach
+    r"\b(?:once|if|unless|until|as\s+soon\s+as|provided\s+that|even\s+(?:when|though))\b"
+    r"[^,;:.]*"
 )
 
 
@@ -197,6 +203,8 @@ def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
     # a field named in a condition is not said of the record ("no refund once an eSIM is
     # installed")
     text = _CONDITION_CLAUSE.sub(" ", text)
+    # a bullet's label is said of by what follows it ("Auto-renew: switched off as you asked")
+    text = _LABEL.sub(r"\1 ", text, count=1)
     for pattern, meaning in _DENIED_AS:
         text = pattern.sub(meaning, text)
     for clause in _CLAUSE.split(text):

@@ -338,8 +338,27 @@ def _worked_out_date(q: Quantity, call: ToolCall, stated: Sequence[Quantity]) ->
     """Whether a claim's date is a date of the call moved by a length the policy states
     ("report within 7 days, so by 6 December"); a length only the claim states is the
     agent's own ("an extra two weeks, until 12/29" is a promise to check, not arithmetic)."""
-    held = [h for _, v in call.fields for h in distinct_quantities(v) if h.kind == "date"]
+    # a due or end date is no start to move on from ("new_due: 2027-06-04" is no start of a
+    # 6-month agreement running to 4 December 2027)
+    held = [
+        h
+        for k, v in call.fields
+        if not _END_KEY.search(k.rsplit(".", 1)[-1])
+        for h in distinct_quantities(v)
+        if h.kind == "date"
+    ]
     return derived_from(q, [*stated, *held][:400]) is not None
+
+
+_END_KEY = re.compile(r"due|expir|end|until|deadline|valid_to|last_day|renews?_on", re.I)
+
+
+def _shown_date(q: Quantity, figures: Sequence[Quantity], stated: Sequence[Quantity]) -> bool:
+    """Whether a claim's date is another date the claim states moved by a length the policy
+    states ("bought on 16 May 2026, so its 12-month guarantee runs until 16 May 2027"): the
+    working shown."""
+    own = [f for f in figures if f.dates and f is not q]
+    return bool(own) and derived_from(q, [*own, *stated][:400]) is not None
 
 
 def _as_quantities(amounts: Sequence[tuple[str, float, str | None]]) -> list[Quantity]:
@@ -529,12 +548,18 @@ def _compare(
             named
             and not any(dates_match(q.dates, d) for _, d in named)
             and not (in_elsewhere or in_stated)  # "so it covers you on 12/18" (the trip's)
+            and not _shown_date(q, figures, stated)
         ):
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in named[:3])
             mismatched.append(f"{q.describe()} differs from {call.tool}'s {said}")
         elif any(dates_match(q.dates, d) for _, d in dates):
             matched.append(q.describe())
-        elif not beside_match and (in_stated or in_elsewhere or _worked_out_date(q, call, stated)):
+        elif not beside_match and (
+            in_stated
+            or in_elsewhere
+            or _worked_out_date(q, call, stated)
+            or _shown_date(q, figures, stated)
+        ):
             # a fact's date the policy states ("after the November 20 deadline"), or works
             # out from the call's ("report within 7 days, so by 6 December")
             continue
@@ -768,6 +793,8 @@ _DENIED_BEFORE = re.compile(
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
+_PAIRED = re.compile(r"\s*/\s*\w")
+_PAIRED_BEFORE = re.compile(r"\w\s*/\s*$")
 _OBJECT_AFTER = re.compile(r"\s+(?:a|an|one|two|three|no|several|some|\d+)\s+\w", re.I)
 # "I've provisionally booked the hall": a provisional booking, whatever the verb.
 _PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
@@ -1197,6 +1224,9 @@ def check_tool_facts(
         # "bookings are confirmed only once all permits are issued": a rule's condition
         and not _TIMEFRAME_AFTER.match(scope, m.end())
         and not _CONDITION_AFTER.match(scope, m.end())
+        # "clean on the lost/stolen check": a status naming a kind of check, said of nothing
+        and not _PAIRED.match(scope, m.end())
+        and not _PAIRED_BEFORE.search(scope, 0, m.start())
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
@@ -1929,14 +1959,14 @@ def _near(q: Quantity, values: set[str]) -> bool:
 
 @lru_cache(maxsize=64)
 def _stated(texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The amounts, percentages, dates and times the policies and earlier turns state ("the
-    November 20 deadline", "a discount fee of 1.2%", "he finishes work at 1pm"): read once per
-    answer, not once per claim."""
+    """The amounts, percentages, dates, times and lengths of time the policies and earlier
+    turns state ("the November 20 deadline", "a discount fee of 1.2%", "he finishes work at
+    1pm", "guaranteed for 12 months"): read once per answer, not once per claim."""
     return tuple(
         q
         for text in texts
         for q in distinct_quantities(text)
-        if q.currency or q.kind in ("date", "percent", "time")
+        if q.currency or q.kind in ("date", "percent", "time") or q.duration_days is not None
     )
 
 

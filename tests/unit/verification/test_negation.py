@@ -155,3 +155,21 @@ def test_a_denied_availability_needs_only_the_subject_restated() -> None:
     assert check_negation("Small pets are allowed in the rooms.", [fees]) is not None
     # One shared word is no restatement.
     assert check_negation("Pets are welcome.", [fees]) is None
+
+
+def test_the_rule_given_as_the_reason_is_not_denied() -> None:
+    policy = [
+        Source(
+            source_id="p",
+            kind="document",
+            text="Refunds to your card are given only within 28 days of purchase.",
+        )
+    ]
+    said = (
+        "I am afraid a refund to your card is not possible, as card refunds are given only "
+        "within 28 days of purchase."
+    )
+    assert check_negation(said, policy) is None
+    denied = "Refunds to your card are not given within 28 days of purchase."
+    result = check_negation(denied, policy)
+    assert result is not None and result.passed is False

@@ -294,3 +294,12 @@ def test_a_field_named_in_a_condition_is_not_denied() -> None:
     said = "No refund once an eSIM is installed, I'm afraid."
     result = check_record(said, facts)
     assert result is None or result.passed is not False
+
+
+def test_a_bullet_label_is_said_of_by_its_value_and_a_concession_is_not_negated() -> None:
+    facts = record_facts(response([json.dumps({"auto_renew": False, "in_stock": True})]))
+    off = check_record("Auto-renew:** Switched off as you asked, so it won't renew.", facts)
+    assert off is not None and off.passed is True, off
+    concession = "Our policy doesn't match marketplace sellers even when the item is in stock."
+    result = check_record(concession, facts)
+    assert result is None or result.passed is not False, result

@@ -1185,3 +1185,37 @@ def test_an_attempt_is_backed_by_the_call_that_made_it() -> None:
     # no call made the attempt, or more is said than the attempt: the model judges it
     assert _attempt_reports("I tried to cancel your subscription", [telemetry]) is None
     assert _attempt_reports("I tried to pull it and it shows $500 due", [statement]) is None
+
+
+def test_a_date_worked_out_from_a_start_but_not_from_a_due_date() -> None:
+    purchase = call("plants.get_purchase", {"receipt": "GC-26-04", "purchased_at": "2026-05-16"})
+    policy = extract_quantities("Plants are guaranteed for 12 months from purchase.", False)
+    shown = "You bought it on 16 May 2026, so its 12-month guarantee runs until 16 May 2027."
+    good = check_tool_facts(shown, [purchase], policy)
+    assert good is None or good.passed is not False, good
+    renewal = call("pledges.renew", {"old_ticket": "PT-1", "new_ticket": "PT-51290",
+                                     "new_due": "2027-06-04"})  # fmt: skip
+    terms = extract_quantities("You may renew an agreement for a further 6 months.", False)
+    wrong = "The new agreement (ticket PT-51290) runs until 4 December 2027."
+    bad = check_tool_facts(wrong, [renewal], terms)
+    assert bad is not None and bad.passed is False and "new_due" in bad.detail
+
+
+def test_a_status_naming_a_kind_of_check_is_no_status_said() -> None:
+    blacklist = call("tradein.check_blacklist", {"imei": "358912094177336", "result": "clean"})
+    said = "IMEI 358912094177336 is clean on the lost/stolen check."
+    result = check_tool_facts(said, [blacklist])
+    assert result is None or result.passed is not False, result
+
+
+def test_a_saving_worked_out_with_a_count() -> None:
+    raincheck = call(
+        "store.issue_raincheck",
+        {"raincheck": "RC-118", "qty": 2, "sale_price_cents": 5999, "regular_price_cents": 8999},
+    )
+    said = "RC-118 covers 2 coffee makers at $59.99 each instead of $89.99, so you save $60.00."
+    result = check_tool_facts(said, [raincheck])
+    assert result is None or result.passed is not False, result
+    wrong = said.replace("$60.00", "$70.00")
+    bad = check_tool_facts(wrong, [raincheck])
+    assert bad is None or bad.passed is not True
