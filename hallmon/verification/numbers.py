@@ -1127,10 +1127,10 @@ def derived_from(
                     shifted: set[str] = set()
                     loose: set[str] = set()  # from a base without a year
                     for iso in base.dates:
-                        moved = _shifted(iso, months, days) | _shifted(iso, -months, -days)
+                        forms = _shifted(iso, months, days) | _shifted(iso, -months, -days)
                         if key == "day":  # "within 15 working days": weekdays only
-                            moved |= _weekdays_after(iso, n) | _weekdays_after(iso, -n)
-                        (loose if iso.startswith("--") else shifted).update(moved)
+                            forms |= _weekdays_after(iso, n) | _weekdays_after(iso, -n)
+                        (loose if iso.startswith("--") else shifted).update(forms)
                     # a date with a year is read in the base's year, when the base has one
                     # ("4 December 2027" is not 6 months after 4 June 2026)
                     if (shifted | loose) & q.dates or any(
