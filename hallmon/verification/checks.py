@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
+    FigureIndex,
     Quantity,
     closest,
     counts_in,
@@ -135,6 +136,10 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
+        zoned = _zoned_elsewhere(q, answer_text, in_sources)
+        if zoned is not None:
+            found.append(zoned)
+            continue
         unmatched.append(q)
     if unmatched:
         # Every figure of every source, and the claim's figures they hold: read only when a
@@ -208,13 +213,32 @@ MAX_ANSWER_FIGURES = 64
 """Amounts of one answer that `backed_figures` works through (bounds hostile input)."""
 
 
+def _zoned_elsewhere(
+    q: Quantity, answer_text: str, in_sources: Sequence[FigureIndex]
+) -> str | None:
+    """How a time said without its zone ("keep the original 8:00 a.m. window") is one the
+    answer states elsewhere with a zone the sources back ("14:00 UTC, which is 8:00 a.m.
+    Central"), or None."""
+    if q.kind != "time" or q.utc or not q.values:
+        return None
+    for a in distinct_quantities(answer_text, True)[:MAX_ANSWER_FIGURES]:
+        if a.kind == "time" and a.utc and a.values & q.values and find_in(a, in_sources):
+            return f"{q.describe()} is {a.describe()}, as the answer says it with its zone"
+    return None
+
+
 @lru_cache(maxsize=64)
 def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The answer's amounts of money that its sources hold, and those that follow by the
+    """The answer's amounts and counts that its sources hold, and those that follow by the
     answer's arithmetic from these (worked out in rounds from the held ones, so no two wrong
     amounts back each other): what one claim may build on from another ("the total comes to
-    £4,395 … the remaining £3,895" after a £500 deposit)."""
-    figures = [a for a in distinct_quantities(answer_text, True) if a.currency]
+    £4,395 … the remaining £3,895" after a £500 deposit; "59,010 minutes in all … so 9,010
+    over" a 50,000-minute allowance)."""
+    figures = [
+        a
+        for a in distinct_quantities(answer_text, True)
+        if a.currency or (a.kind == "number" and a.values)
+    ]
     figures = figures[:MAX_ANSWER_FIGURES]
     if not figures or not source_texts:
         return ()
@@ -328,9 +352,9 @@ _DEADLINE = re.compile(
 
 
 def _given_bound(passage: str, match: Quantity) -> str | None:
-    """How the passage bounds a figure; undoing something "up to 2 hours before" is a
-    deadline, so a minimum ("at least 2 hours beforehand"), while "requested up to 7 days
-    before" stays a maximum."""
+    """How a text (the passage, or the claim) bounds a figure; undoing something "up to 2
+    hours before" is a deadline, so a minimum ("at least 2 hours beforehand"), while
+    "requested up to 7 days before" stays a maximum."""
     given = _bound(passage, match)
     if given == "upper" and _DEADLINE.search(passage[max(0, match.start - 80) : match.end + 30]):
         return "lower"
@@ -342,7 +366,7 @@ def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str
     reverse ("at least 7 days before" against "requested up to 7 days before"), or None.
     Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before"."""
     for q, match, passage in matched:
-        said = _bound(claim_text, q)
+        said = _given_bound(claim_text, q)  # a deadline on either side reads the same
         if not said or not passage:
             continue
         if said == "lower" and _AGO.match(_after_figure(claim_text, q, 20)):

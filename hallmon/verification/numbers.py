@@ -218,7 +218,39 @@ def _zone_after(text: str, end: int) -> tuple[float, ...]:
             return ()
         hours = int(m.group("oh")) + int(m.group("om") or 0) / 60
         return (-hours if m.group("sign") in "-−" else hours,)
-    return tuple(float(h) for h in _ZONES[name.lower()])
+    offsets = tuple(float(h) for h in _ZONES[name.lower()])
+    if len(offsets) == 2:
+        # "6:00 pm Eastern on 3 December" is EST: a zone with summer time takes the offset of
+        # the season the text's dates are all in (northern zones: December to February
+        # standard, June to August summer), both when they say nothing or disagree
+        season = _season(text)
+        if season is not None:
+            return (offsets[season],)
+    return offsets
+
+
+_MONTH_NAME = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b\d{4}-(\d{2})-\d{2}",
+    re.I,
+)
+_WINTER, _SUMMER = frozenset({12, 1, 2}), frozenset({6, 7, 8})
+
+
+@lru_cache(maxsize=1024)
+def _season(text: str) -> int | None:
+    """0 when every month the text's dates name is a winter month, 1 when every one is a
+    summer month, else None."""
+    months = set()
+    for m in islice(_MONTH_NAME.finditer(text), 64):
+        name = m.group(1) or m.group(2)
+        months.add(_MONTHS[name.lower()[:3]] if name else int(m.group(3)))
+    if months and months <= _WINTER:
+        return 0
+    if months and months <= _SUMMER:
+        return 1
+    return None
 
 
 _RANGE_TO_TIME = re.compile(
@@ -1511,11 +1543,23 @@ _COUNTED = re.compile(
 )
 
 
+# "$60.00 for all four", "both": a count of the things the answer speaks of
+_ALL_OF = re.compile(
+    r"\b(?:all|each\s+of\s+the)\s+(?P<n>\d{1,2}|"
+    + "|".join(_COUNT_WORDS)
+    + r")\b|\b(?P<both>both)\b",
+    re.I,
+)
+
+
 def counts_in(text: str) -> tuple[int, ...]:
-    """Small counts of things in `text` ("the two Pirelli tyres", "3 parcels"): how many
-    times a total may take an amount."""
+    """Small counts of things in `text` ("the two Pirelli tyres", "3 parcels", "all four",
+    "both"): how many times a total may take an amount."""
     out = set()
-    for m in _COUNTED.finditer(text):
+    for m in [*_COUNTED.finditer(text), *_ALL_OF.finditer(text)]:
+        if m.groupdict().get("both"):
+            out.add(2)
+            continue
         word = m.group("n").lower()
         n = int(word) if word.isdigit() else _COUNT_WORDS[word]
         if 2 <= n <= 20:

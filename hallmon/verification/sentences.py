@@ -190,7 +190,8 @@ def _segment_block(block: str, engine: Engine, language: str) -> tuple[tuple[int
 _CLOCK_END = re.compile(r"\d\s?[ap]\.m\.$", re.I)
 _CLOCK_NEXT = re.compile(
     r"(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
-    r"oct|nov|dec)[a-z]*\b)|(?:UTC|GMT|ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|CET|CEST|BST)\b",
+    r"oct|nov|dec)[a-z]*\b)|\(?(?:UTC|GMT|ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|CET|CEST|BST"
+    r"|Eastern|Central|Mountain|Pacific)\b",
 )
 
 

@@ -953,3 +953,19 @@ def test_the_answers_own_working_is_backed_and_a_wrong_result_is_not(
     sources = [doc(context)]
     assert check_numbers(good, [], sources).passed is True, check_numbers(good, [], sources)
     assert check_numbers(bad, [], sources).passed is False
+
+
+def test_a_time_said_again_without_its_zone_and_a_deadline_on_both_sides() -> None:
+    sources = [
+        doc("Cutover window: 2026-12-10T14:00:00+00:00. A cutover can be rescheduled free of "
+            "charge up to 48 hours before the start of its window.")
+    ]  # fmt: skip
+    answer = (
+        "The window is 14:00 UTC, which is 8:00 a.m. Central. Please keep the original 8:00 "
+        "a.m. window until the change is confirmed."
+    )
+    again = "Please keep the original 8:00 a.m. window until the change is confirmed."
+    assert check_numbers(again, [], sources, answer).passed is True
+    assert check_numbers(again.replace("8:00", "9:00"), [], sources, answer).passed is False
+    deadline = "It can be rescheduled free of charge up to 48 hours before its window starts."
+    assert check_numbers(deadline, [], sources).passed is True

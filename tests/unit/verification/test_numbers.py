@@ -473,3 +473,19 @@ def test_weekday_of_a_date_without_a_year_is_not_judged_without_one() -> None:
     assert numbers.weekday_mismatch("on Thu 4 Dec", frozenset()) is None
     # wrong only when wrong in every candidate year: 4 Dec is a Thursday in 2025
     assert numbers.weekday_mismatch("on Thu 4 Dec", frozenset({2025, 2026})) is None
+
+
+def test_a_zone_with_summer_time_takes_the_season_of_the_texts_dates() -> None:
+    def utc(text: str) -> set[float]:
+        (time,) = [q for q in numbers.extract_quantities(text, True) if q.kind == "time"]
+        return set(time.utc)
+
+    assert utc("at 6:02 pm ET") == {23 * 60 + 2, 22 * 60 + 2}  # no date: both
+    assert utc("at 6:02 pm ET on 3 December") == {23 * 60 + 2}  # EST
+    assert utc("at 6:02 pm ET on 4 July") == {22 * 60 + 2}  # EDT
+    assert utc("at 6:02 pm ET, 3 December to 4 July") == {23 * 60 + 2, 22 * 60 + 2}
+
+
+def test_all_four_and_both_are_counts() -> None:
+    assert 4 in numbers.counts_in("$15.00 per number, $60.00 for all four")
+    assert 2 in numbers.counts_in("£12 each, so £24 for both")

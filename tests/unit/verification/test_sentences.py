@@ -118,3 +118,11 @@ def test_a_clock_time_before_a_day_month_or_zone_does_not_end_the_sentence() -> 
     ]
     zoned = "Amendments are free until 5:00 p.m. EST on Wednesday. Then $75."
     assert len(split_sentences(zoned)) == 2
+
+
+def test_a_clock_time_before_a_spelled_zone_does_not_end_the_sentence() -> None:
+    text = "It is 8:00 to 10:00 a.m. Central, but the gateway did not respond. Next."
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "It is 8:00 to 10:00 a.m. Central, but the gateway did not respond.",
+        "Next.",
+    ]
