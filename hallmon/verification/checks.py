@@ -991,7 +991,17 @@ def is_action_claim(claim_text: str) -> bool:
         _FUTURE.search(before + done.group(0))
         or _IF_BEFORE.search(before)
         or (_WHEN_BEFORE.search(before) and not _AGENT_DONE.match(done.group(0)))
+        # "I'm sorry we sent the cream kettle instead of the green one": the mistake
+        # apologised for, not an action the agent reports doing now
+        or _APOLOGY_BEFORE.search(before)
     )
+
+
+_APOLOGY_BEFORE = re.compile(
+    r"\b(?:sorry|apologi[sz]e|apologies|regret)\b(?:\s+(?:that|for|about|to\s+hear\s+that))?"
+    r"\s*$",
+    re.I,
+)
 
 
 _WHEN_BEFORE = condition_before(r"once|as\s+soon\s+as|when|whenever|until|after")

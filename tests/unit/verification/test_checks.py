@@ -330,8 +330,11 @@ def test_a_thing_done_in_a_time_clause_is_no_action_claimed() -> None:
     for done in (
         "Your order has been cancelled.",
         "Once you asked, we cancelled the order.",  # the agent's own doing, after the clause
+        "Sorry, I have cancelled the order.",
     ):
         assert is_action_claim(done), done
+    # the mistake apologised for
+    assert not is_action_claim("I'm sorry we sent the cream kettle instead of the green one.")
 
 
 def test_blocking_and_freezing_are_actions_their_participles_states() -> None:

@@ -1219,3 +1219,36 @@ def test_a_saving_worked_out_with_a_count() -> None:
     wrong = said.replace("$60.00", "$70.00")
     bad = check_tool_facts(wrong, [raincheck])
     assert bad is None or bad.passed is not True
+
+
+def test_a_way_of_sending_the_call_did_not_use_is_a_mismatch() -> None:
+    sent = call(
+        "idm.send_temp_password",
+        {"sent": True, "channel": "sms", "recipient_masked": "+44 7700 ***412"},
+        upn="priya@corvane.co.uk",
+    )
+    text = "I've sent her temporary password straight to her personal email."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    (action,) = [c for c in ground_in_tools(claim, [], [sent], []) if c.name == "action"]
+    assert action.passed is False and "sms" in action.detail
+    texted = "I've sent her temporary password by text message."
+    claim = Claim(id="c2", text=texted, span=Span(start=0, end=len(texted)))
+    (action,) = [c for c in ground_in_tools(claim, [], [sent], []) if c.name == "action"]
+    assert action.passed is True
+
+
+def test_a_reported_note_and_a_voucher_talked_about_grant_nothing() -> None:
+    assert (
+        check_exception(
+            "There's a note on your account saying annual plans can't be paused and "
+            "suggesting a Deluxe upgrade instead.",
+            [POLICY],
+        )
+        is None
+    )
+    assert (
+        check_exception("The voucher was worth £50.00 and £17.50 of it was spent.", [POLICY])
+        is None
+    )
+    given = check_exception("We'll give you a £10 voucher for the trouble.", [POLICY])
+    assert given is not None and given.passed is False
