@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from hallmon.schemas import Claim, Source, Span, ToolResultItem
+from hallmon.schemas import CheckResult, Claim, Source, Span, ToolResultItem
 
 from hallmon.verification.numbers import extract_quantities
 from hallmon.verification.tools import (
@@ -1252,3 +1252,36 @@ def test_a_reported_note_and_a_voucher_talked_about_grant_nothing() -> None:
     )
     given = check_exception("We'll give you a £10 voucher for the trouble.", [POLICY])
     assert given is not None and given.passed is False
+
+
+def _calls(*items: tuple[str, str, Any, dict[str, Any]]) -> list[ToolCall]:
+    return [
+        ToolCall.of(
+            ToolResultItem(tool=t, call_id=f"c{i}", status=st, output=out, arguments=args)  # type: ignore[arg-type]
+        )
+        for i, (t, st, out, args) in enumerate(items)
+    ]
+
+
+def _grounded(text: str, calls: list[ToolCall]) -> list[CheckResult]:
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    return ground_in_tools(claim, [], calls, [])
+
+
+def test_a_present_reading_the_latest_call_could_not_make_is_unbacked() -> None:
+    imei = {"imei": "358912094177336"}
+    lock = _calls(("bench.check_lock", "timeout", {"error": "no response"}, imei))
+    said = _grounded("Activation lock reads off, so you can accept the phone.", lock)
+    assert [c.passed for c in said if c.name == "system_state"] == [False]
+    honest = _grounded("The activation lock check timed out, so I can't say yet.", lock)
+    assert all(c.passed is not False for c in honest)
+    site = {"site": "MZ-0417"}
+    stale = _calls(
+        ("ran.get_site", "ok", {"sectors": [{"sector": "A", "state": "on air"}]}, site),
+        ("ran.get_site", "timeout", {"error": "OSS query timed out"}, site),
+    )
+    again = _grounded("MZ-0417 is back on air again on generator power.", stale)
+    assert [c.passed for c in again if c.name == "system_state"] == [False]
+    # the last good reading, said as it stood, is no claim about now
+    as_read = _grounded("At 08:40 sector A of MZ-0417 was on air.", stale)
+    assert all(c.passed is not False for c in as_read if c.name == "system_state")
