@@ -835,6 +835,7 @@ _DENIED_BEFORE = re.compile(
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
+_TO_VERSION = re.compile(r"\s+(?:from\s+v?\d[\w.-]*\s+)?to\s+v?\d", re.I)
 _PAIRED = re.compile(r"\s*/\s*\w")
 _PAIRED_BEFORE = re.compile(r"\w\s*/\s*$")
 _OBJECT_AFTER = re.compile(r"\s+(?:a|an|one|two|three|no|several|some|\d+)\s+\w", re.I)
@@ -935,6 +936,42 @@ _QUANTIFIED = re.compile(
     r"(?:(?P<n>\d{1,2}|" + "|".join(_COUNT_WORD) + r")\s+)?(?P<noun>[a-z]{3,}s)\b",
     re.I,
 )
+
+
+_PART_OF = re.compile(
+    r"\b(?P<n>\d[\d,]*)\s+(?:of|out\s+of)\s+(?:the\s+|its\s+|your\s+)?(?P<m>\d[\d,]*)\s+"
+    r"(?:[a-z0-9-]+\s+){0,2}?(?P<noun>[a-z]{3,})",
+    re.I,
+)
+
+
+def _part_counts(claim_text: str, call: ToolCall) -> list[str]:
+    """A part of a whole ("paused at 2 of 4 nodes") against the call's count beside that whole:
+    the field holding the whole (`nodes_in_pool: 4`) has a sibling counting the same thing
+    (`nodes_upgraded: 1`) and no sibling holds the part."""
+    out: list[str] = []
+    for m in _PART_OF.finditer(claim_text[:2000]):
+        n, whole = _as_number(m.group("n")), _as_number(m.group("m"))
+        stem = _singular(m.group("noun"))[:5].lower()
+        if n is None or whole is None or not n < whole:
+            continue
+        parents = {
+            k.rsplit(".", 1)[0]
+            for k, v in call.fields
+            if _as_number(v) == whole and stem in k.rsplit(".", 1)[-1].lower()
+        }
+        siblings = [
+            (k, _as_number(v))
+            for k, v in call.fields
+            if k.rsplit(".", 1)[0] in parents
+            and stem in k.rsplit(".", 1)[-1].lower()
+            and _as_number(v) is not None
+            and _as_number(v) != whole
+        ]
+        if siblings and not any(value == n for _, value in siblings):
+            said = ", ".join(f"{k.split('.', 1)[-1]}={value:g}" for k, value in siblings[:2])
+            out.append(f"'{m.group('n')} of {m.group('m')}' but {call.tool} says {said}")
+    return out
 
 
 def _quantified(claim_text: str) -> tuple[int | None, str] | None:
@@ -1236,7 +1273,9 @@ def check_tool_facts(
     mismatch beside a figure that matched ("£29 for the reprint, plus £4.95 delivery, so
     £33.95")."""
     idents = _identifiers(claim_text)
-    misread = _misread_ids(claim_text, idents, calls)
+    misread = _misread_ids(claim_text, idents, calls) + [
+        x for c in calls if c.status == "ok" for x in _part_counts(claim_text, c)
+    ]
     if misread:
         return CheckResult(name="tool_fact", passed=False, detail="; ".join(misread) + ": mismatch")
     about = _about(claim_text, calls)
@@ -1268,6 +1307,8 @@ def check_tool_facts(
         and not _CONDITION_AFTER.match(scope, m.end())
         # "clean on the lost/stolen check": a status naming a kind of check, said of nothing
         and not _PAIRED.match(scope, m.end())
+        # "on its way from 1.30.9 to 1.31.4": an upgrade's progress, no parcel's status
+        and not _TO_VERSION.match(scope, m.end())
         and not _PAIRED_BEFORE.search(scope, 0, m.start())
     }
     listed_count = _quantified(claim_text)

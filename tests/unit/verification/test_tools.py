@@ -1285,3 +1285,20 @@ def test_a_present_reading_the_latest_call_could_not_make_is_unbacked() -> None:
     # the last good reading, said as it stood, is no claim about now
     as_read = _grounded("At 08:40 sector A of MZ-0417 was on air.", stale)
     assert all(c.passed is not False for c in as_read if c.name == "system_state")
+
+
+def test_a_part_of_a_whole_is_read_beside_the_whole() -> None:
+    cluster = call(
+        "nodectl.get_cluster",
+        {"node_pools": [{"pool": "np-memory", "nodes": 4, "status": "UPGRADE_PAUSED",
+                         "upgrade": {"nodes_upgraded": 1, "nodes_in_pool": 4}}]},
+    )  # fmt: skip
+    bad = check_tool_facts("np-memory: upgrade paused at 2 of 4 nodes.", [cluster])
+    assert bad is not None and bad.passed is False and "nodes_upgraded=1" in bad.detail
+    good = check_tool_facts("np-memory: upgrade paused at 1 of 4 nodes.", [cluster])
+    assert good is None or good.passed is not False
+    # an upgrade on its way to a version is no parcel on its way
+    way = check_tool_facts(
+        "np-memory is paused at 1 of 4 nodes on its way from 1.30.9 to 1.31.4.", [cluster]
+    )
+    assert way is None or way.passed is not False, way
