@@ -968,10 +968,23 @@ def _part_counts(claim_text: str, call: ToolCall) -> list[str]:
             and _as_number(v) is not None
             and _as_number(v) != whole
         ]
-        if siblings and not any(value == n for _, value in siblings):
+        # "5 of your 12 visits … 7 left" against `visits_remaining: 7`: the rest of the whole
+        if siblings and not any(value in (n, whole - n) for _, value in siblings):
             said = ", ".join(f"{k.split('.', 1)[-1]}={value:g}" for k, value in siblings[:2])
             out.append(f"'{m.group('n')} of {m.group('m')}' but {call.tool} says {said}")
     return out
+
+
+def _part_counts_of(claim_text: str, calls: Sequence[ToolCall]) -> list[str]:
+    """`_part_counts` against every ok call, unless a call counts the part itself (the booking
+    that took "2 of its 4 rods" beside the lookup from before it)."""
+    ok = [c for c in calls if c.status == "ok"]
+    out = [x for c in ok for x in _part_counts(claim_text, c)]
+    if not out:
+        return out
+    parts = {_as_number(m.group("n")) for m in _PART_OF.finditer(claim_text[:2000])}
+    held = {_as_number(v) for c in ok for k, v in c.fields if not k.endswith(("_id", "id"))}
+    return [] if parts & held else out
 
 
 def _quantified(claim_text: str) -> tuple[int | None, str] | None:
@@ -1273,9 +1286,7 @@ def check_tool_facts(
     mismatch beside a figure that matched ("£29 for the reprint, plus £4.95 delivery, so
     £33.95")."""
     idents = _identifiers(claim_text)
-    misread = _misread_ids(claim_text, idents, calls) + [
-        x for c in calls if c.status == "ok" for x in _part_counts(claim_text, c)
-    ]
+    misread = _misread_ids(claim_text, idents, calls) + _part_counts_of(claim_text, calls)
     if misread:
         return CheckResult(name="tool_fact", passed=False, detail="; ".join(misread) + ": mismatch")
     about = _about(claim_text, calls)
