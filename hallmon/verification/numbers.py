@@ -1125,7 +1125,7 @@ def derived_from(
             )
             or _elapsed(q, known)
             or _with_own(q, known, own, counts)
-            or (_with_own(q, known, also, ()) if also else None)
+            or (_with_own(q, known, also, (), steps=1) if also else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -1270,12 +1270,19 @@ def left_over(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
 
 
 def _with_own(
-    q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity], counts: Sequence[int]
+    q: Quantity,
+    known: Sequence[Quantity],
+    own: Sequence[Quantity],
+    counts: Sequence[int],
+    *,
+    steps: int = 2,
 ) -> str | None:
-    """The derivations that build on the claim's own figures."""
+    """The derivations that build on the claim's own figures; two-step workings
+    (`_worked_out`) only with `steps=2`, on the claim's own figures, not on the answer's
+    others (three figures of a whole answer make almost any number)."""
     return (
         (_arithmetic(q, own, known) if own else None)
-        or _worked_out(q, own, counts)
+        or (_worked_out(q, own, counts) if steps == 2 else None)
         or (_total(q, own, counts) if q.kind == "money" else None)
         or (_share(q, own, known) if q.kind == "money" else None)
         or (_counted(q, own, counts) if q.kind == "money" else None)

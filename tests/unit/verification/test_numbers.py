@@ -489,3 +489,11 @@ def test_a_zone_with_summer_time_takes_the_season_of_the_texts_dates() -> None:
 def test_all_four_and_both_are_counts() -> None:
     assert 4 in numbers.counts_in("$15.00 per number, $60.00 for all four")
     assert 2 in numbers.counts_in("£12 each, so £24 for both")
+
+
+def test_two_step_workings_are_of_the_claims_own_figures_only() -> None:
+    claim = extract_quantities("Bake at 300°F for 2 hours.")
+    elsewhere = extract_quantities("Grill at 350 to 450 degrees for 3 minutes a side.")
+    (temperature,) = [q for q in claim if q.values == frozenset({300.0})]
+    # (450 - 350) × 3 is 300, from the answer's other figures: no working of this claim
+    assert derived_from(temperature, elsewhere, own=[], also=elsewhere) is None
