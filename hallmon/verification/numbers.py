@@ -130,7 +130,10 @@ _MONTH = (
 )
 _ORD = r"(?:st|nd|rd|th)?"
 _DATE_PATTERNS = [
-    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}}){_ORD}(?:,?\s+(?P<year>\d{{4}}))?\b", re.I),
+    # ("3 Dec 22:00": the 22 is the hour, not the day)
+    re.compile(
+        rf"\b{_MONTH}\s+(?P<day>\d{{1,2}}){_ORD}(?:,?\s+(?P<year>\d{{4}}))?\b(?![:.]\d)", re.I
+    ),
     re.compile(
         rf"\b(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b", re.I
     ),
@@ -165,7 +168,7 @@ _SHORT_NUMERIC_DATE = re.compile(
     r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
     # "your 12/09 appointment": after "your"/"the" only with a two-digit part ("the 3/4
     # mark" is a fraction)
-    r"|\b(?:your|the|this|next|that)\s+(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
+    r"|\b(?:your|the|this|next|that|for)\s+(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
     r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)",
     re.I,
 )

@@ -837,8 +837,13 @@ _DONE_BY = re.compile(
 )
 _TO_VERSION = re.compile(r"\s+(?:from\s+v?\d[\w.-]*\s+)?to\s+v?\d", re.I)
 _PAIRED = re.compile(r"\s*/\s*\w")
-_PAIRED_BEFORE = re.compile(r"\w\s*/\s*$")
-_OBJECT_AFTER = re.compile(r"\s+(?:a|an|one|two|three|no|several|some|\d+)\s+\w", re.I)
+# "lost/stolen check", "payment.refunded" (an event's type)
+_PAIRED_BEFORE = re.compile(r"\w\s*/\s*$|\w[._]$")
+_OBJECT_AFTER = re.compile(
+    # "returned a potential match", "your endpoint returned 200"
+    r"\s+(?:(?:a|an|one|two|three|no|several|some|\d+)\s+\w|\d{3}\b)",
+    re.I,
+)
 # "I've provisionally booked the hall": a provisional booking, whatever the verb.
 _PROVISIONALLY = re.compile(r"\b(?:provisionally|tentatively)\s+$", re.I)
 _STATUS_RE = re.compile(
@@ -2133,8 +2138,11 @@ def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckRe
         # any good reading of that tool, of this thing or another (a reading at 08:02 of the
         # three hosts, then a failed one of one host)
         earlier = any(c.tool == failed.tool and c.status == "ok" for c in calls[:i])
-        named = bool(_tool_objects(failed.tool) & words) or any(
-            len(v) >= 4 and v.lower() in low for v in args
+        # what the lookup reads, by name ("the lock"); the thing it reads ("MZ-0417") only
+        # where an earlier reading of it went stale (the thing has other, backed sides:
+        # "its TTL was lowered" after a failed propagation check)
+        named = bool(_tool_objects(failed.tool) & words) or (
+            earlier and any(len(v) >= 4 and v.lower() in low for v in args)
         )
         if not named:
             continue

@@ -497,3 +497,12 @@ def test_two_step_workings_are_of_the_claims_own_figures_only() -> None:
     (temperature,) = [q for q in claim if q.values == frozenset({300.0})]
     # (450 - 350) × 3 is 300, from the answer's other figures: no working of this claim
     assert derived_from(temperature, elsewhere, own=[], also=elsewhere) is None
+
+
+def test_an_hour_after_a_month_is_no_day_and_for_takes_a_short_date() -> None:
+    window = extract_quantities("in the Thursday window, 3 Dec 22:00–23:30 UTC")
+    assert [(q.kind, sorted(q.dates)) for q in window if q.kind == "date"] == [
+        ("date", ["--12-03"])
+    ]
+    (short,) = extract_quantities("isn't available on your plan for 12/08.")
+    assert short.kind == "date" and "--12-08" in short.dates

@@ -1302,3 +1302,16 @@ def test_a_part_of_a_whole_is_read_beside_the_whole() -> None:
         "np-memory is paused at 1 of 4 nodes on its way from 1.30.9 to 1.31.4.", [cluster]
     )
     assert way is None or way.passed is not False, way
+
+
+def test_a_code_returned_and_an_events_type_are_no_statuses() -> None:
+    replay = call(
+        "hookrelay.replay",
+        {"replayed": [{"event": "evt_9KD21X", "delivery": "dlv_71Hc2", "status": 200}]},
+    )
+    for said in (
+        "evt_9KD21X was replayed as delivery dlv_71Hc2, and your endpoint returned 200.",
+        "evt_9KD21X (payment.refunded) was replayed as dlv_71Hc2, also 200.",
+    ):
+        result = check_tool_facts(said, [replay])
+        assert result is None or result.passed is not False, result
