@@ -21,6 +21,7 @@ from hallmon.onnx_models.training.make_split import load_split
 
 COMMAND = (
     "hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl tests/agent_traces/agent_traces.jsonl"
+    " tests/agent_traces/handwritten.jsonl"
 )
 
 

@@ -2,9 +2,10 @@
 
 `hallmon/verification/calibration.json` is committed and loaded by default. It is written by
 `hallmon calibrate ../shared/data/dev/ragtruth_dev.jsonl tests/agent_traces/agent_traces.jsonl
---no-nli-gate` (the command is recorded in `fitted`), which fits on the calib parts only: the
-`calib` ids of the committed split and the records marked `split: calib` (see
-`hallmon.cli.calibrate`). Without the file (or with `combiner: null`)
+tests/agent_traces/handwritten.jsonl --no-nli-gate` (the command is recorded in `fitted`),
+which fits on the calib parts only: the `calib` ids of the committed split and the records
+marked `split: calib` (see `hallmon.cli.calibrate`; of the hand-written agent set, the batches
+hand1-hand29). Without the file (or with `combiner: null`)
 the verifier falls back to `FALLBACK_COMBINER`, a hand-set rule over the NLI entailment and the
 word overlap.
 

@@ -1128,7 +1128,9 @@ def derived_from(
             )
             or _elapsed(q, known)
             or _with_own(q, known, own, counts)
-            or (_with_own(q, known, also, (), steps=1) if also else None)
+            # (the first half as many of the answer's others as of the claim's own: an answer
+            # of hundreds of figures would make every lookup a product of two long lists)
+            or (_with_own(q, known, also[: MAX_DERIVED // 2], (), steps=1) if also else None)
         )
     if q.kind not in ("time", "date"):
         return None
@@ -1201,6 +1203,22 @@ def _worked_out(q: Quantity, own: Sequence[Quantity], counts: Sequence[int] = ()
     # an amount worked out of the claim's amounts uses all of them ("the two tyres at £94,
     # £12 a tyre fitting and the £20 visit, so £212" leaves the visit out: no total)
     amounts = sum(1 for _, c, _ in items if c) if q.currency else 0
+    values, hows = _workings(tuple(items), amounts)
+    for v in q.values:
+        i = bisect.bisect_left(values, v - tolerance)
+        if i < len(values) and values[i] <= v + tolerance:
+            return f"{q.describe()} is {hows[i]}"
+    return None
+
+
+_Item = tuple[float, str | None, str]
+
+
+@lru_cache(maxsize=64)
+def _workings(items: tuple[_Item, ...], amounts: int) -> tuple[list[float], list[str]]:
+    """Every two-step working of `items` that uses at least `amounts` amounts of money and
+    no two in a product, sorted (computed once per claim, not once per figure)."""
+    made: list[tuple[float, str]] = []
     for (a, ac, at), (b, bc, bt), (c, cc, ct) in permutations(items, 3):
         money = [x for x in (ac, bc, cc) if x]
         if len(money) < amounts:
@@ -1213,10 +1231,9 @@ def _worked_out(q: Quantity, own: Sequence[Quantity], counts: Sequence[int] = ()
             (abs(a * b - c), f"{at} × {bt} - {ct}", not (ac and bc)),
             (a + b + c, f"{at} + {bt} + {ct}", True),
         ]
-        for value, how, allowed in forms:
-            if allowed and any(abs(value - v) <= tolerance for v in q.values):
-                return f"{q.describe()} is {how}"
-    return None
+        made += [(value, how) for value, how, allowed in forms if allowed]
+    made.sort(key=lambda m: m[0])
+    return [m[0] for m in made], [m[1] for m in made]
 
 
 def run_total(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
