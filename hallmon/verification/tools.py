@@ -280,8 +280,13 @@ _WRITE_VERBS = frozenset(
 def _is_lookup(tool: str) -> bool:
     """Whether a tool's name says it only reads ("orders.get", "getOrder", "status.check"),
     not "orders.update_status"."""
-    words = {w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", tool[:200])}
+    words = set(_name_words(tool))
     return bool(words & _LOOKUP_VERBS) and not words & _WRITE_VERBS
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a tool's name, lower case ("tibench.checkLock": tibench, check, lock)."""
+    return [w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w]
 
 
 def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
@@ -2103,15 +2108,19 @@ _NOT_READ = re.compile(
 def _tool_objects(tool: str) -> set[str]:
     """The nouns of a tool's name after its namespace ("tibench.check_lock": {"lock"})."""
     name = tool.rsplit(".", 1)[-1]
-    words = {w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w}
+    words = set(_name_words(name))
     return {w for w in words - _LOOKUP_VERBS if len(w) >= 3}
 
 
 def _reads(tool: str) -> bool:
     """A lookup by its name, or by the verb it starts with ("check_lock" reads a lock)."""
     name = tool.rsplit(".", 1)[-1]
-    first = re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200])[0].lower()
-    return _is_lookup(tool) or first in _LOOKUP_VERBS
+    words = _name_words(name)
+    return _is_lookup(tool) or bool(words and words[0] in _LOOKUP_VERBS)
+
+
+def _arguments(call: ToolCall) -> frozenset[str]:
+    return frozenset(v for k, v in call.fields if k.startswith("arguments."))
 
 
 def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckResult | None:
@@ -2123,21 +2132,22 @@ def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckRe
         return None
     low = text.lower()
     words = set(content_tokens(text))
+    # where each tool was first read well, and each (tool, arguments) last: once per claim
+    first_ok: dict[str, int] = {}
+    last_ok: dict[tuple[str, frozenset[str]], int] = {}
+    for j, c in enumerate(calls):
+        if c.status == "ok":
+            first_ok.setdefault(c.tool, j)
+            last_ok[(c.tool, _arguments(c))] = j
     for i, failed in enumerate(calls):
         if failed.status == "ok" or not _reads(failed.tool):
             continue
-        args = {v for k, v in failed.fields if k.startswith("arguments.")}
-        same = [
-            c
-            for c in calls
-            if c.tool == failed.tool
-            and {v for k, v in c.fields if k.startswith("arguments.")} == args
-        ]
-        if any(c.status == "ok" and calls.index(c) > i for c in same):
+        args = _arguments(failed)
+        if last_ok.get((failed.tool, args), -1) > i:
             continue  # read again after the failure
         # any good reading of that tool, of this thing or another (a reading at 08:02 of the
         # three hosts, then a failed one of one host)
-        earlier = any(c.tool == failed.tool and c.status == "ok" for c in calls[:i])
+        earlier = first_ok.get(failed.tool, i) < i
         # what the lookup reads, by name ("the lock"); the thing it reads ("MZ-0417") only
         # where an earlier reading of it went stale (the thing has other, backed sides:
         # "its TTL was lowered" after a failed propagation check)
