@@ -2027,6 +2027,11 @@ def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
                     break
         if len(named) < 2:
             continue
+        swapped = _paired_names(claim_text, view)
+        if swapped is not None:
+            return CheckResult(
+                name="tool_fact", passed=False, detail=f"{swapped} ({call.source_id}): mismatch"
+            )
         # each clause that names exactly one element is read for that element's figures
         # ("€570.00 on the 40-foot OCLU4471203 and €285.00 on the 20-foot OCLU4471219")
         bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
@@ -2054,6 +2059,29 @@ def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
                             f"{call.tool}, not {name}'s ({', '.join(sorted(own[keys[0]]))}) "
                             f"({call.source_id}): mismatch",
                         )
+    return None
+
+
+# Two names said of one thing: "dlv_71Hc3 (evt_9KD21X, …)", "evt_9KD21X was replayed as
+# delivery dlv_71Hc2".
+_PAIRED_NAME = (
+    r"\s*\(\s*(?P<paren>[^\s,;)]+)"
+    # ("np-batch as well as np-memory" pairs nothing)
+    r"|\s+(?:(?!as\b)\w+\s+){{0,3}}as\s+(?!well\b)(?:\w+\s+)?(?P<as>[^\s,;.)]+)"
+)
+
+
+def _paired_names(claim_text: str, view: _ListView) -> str | None:
+    """A list element's name said together with another element's as one thing (the ids of
+    two replays swapped), or None."""
+    low = claim_text.lower()
+    owner = {v: prefix for prefix, names in view.names.items() for v in names}
+    for v, prefix in owner.items():
+        for m in re.finditer(rf"(?<![\w.-]){re.escape(v)}(?![\w-])(?:{_PAIRED_NAME})", low):
+            other = (m.group("paren") or m.group("as") or "").rstrip(".")
+            theirs = owner.get(other)
+            if theirs is not None and theirs != prefix:
+                return f"'{v}' and '{other}' are said of one thing but are two elements' names"
     return None
 
 

@@ -15,6 +15,7 @@ from hallmon.verification.tools import (
     check_action,
     check_empty_lists,
     check_exception,
+    check_list_values,
     check_reported_failure,
     check_tool_facts,
     ground_in_tools,
@@ -1315,3 +1316,20 @@ def test_a_code_returned_and_an_events_type_are_no_statuses() -> None:
     ):
         result = check_tool_facts(said, [replay])
         assert result is None or result.passed is not False, result
+
+
+def test_two_elements_names_said_of_one_thing_are_swapped() -> None:
+    replay = call(
+        "hookrelay.replay",
+        {"replayed": [{"event": "evt_9KD21X", "delivery": "dlv_71Hc2"},
+                      {"event": "evt_9KD3M7", "delivery": "dlv_71Hc3"}]},
+    )  # fmt: skip
+    swapped = "Redelivered as dlv_71Hc3 (evt_9KD21X) and dlv_71Hc2 (evt_9KD3M7)."
+    bad = check_list_values(swapped, [replay])
+    assert bad is not None and bad.passed is False
+    for right in (
+        "Redelivered as dlv_71Hc2 (evt_9KD21X) and dlv_71Hc3 (evt_9KD3M7).",
+        "evt_9KD21X was replayed as delivery dlv_71Hc2, and evt_9KD3M7 as dlv_71Hc3.",
+        "evt_9KD21X as well as evt_9KD3M7 were replayed.",
+    ):
+        assert check_list_values(right, [replay]) is None, right
