@@ -13,6 +13,7 @@ import pytest
 from hallmon.verification.calibration import (
     CalibrationConfig,
     ClaimTable,
+    NLIGate,
     fit_calibration,
     fit_logistic,
     group_folds,
@@ -232,3 +233,54 @@ def test_threshold_score_averages_tasks_so_the_largest_does_not_decide() -> None
     assert task_score(gold, flag_all, tasks) == pytest.approx(per_task)
     assert task_score(gold, flag_all, tasks) < answer_score(gold, flag_all)
     assert task_score(gold, flag_all, []) == answer_score(gold, flag_all)
+
+
+def test_agent_answers_claims_get_a_combiner_of_their_own() -> None:
+    from hallmon.verification.calibration import fit_combiners, gate_mask
+    from hallmon.verification.verdicts import FEATURES
+
+    rng = np.random.default_rng(1)
+    n = 600
+    x = np.zeros((n, len(FEATURES)))
+    ent, agent = FEATURES.index("ent_max"), FEATURES.index("tool_context")
+    x[:, ent] = rng.uniform(0, 1, n)
+    x[n // 2 :, agent] = 1.0  # the second half: claims of answers with tool results
+    # prose claims: low entailment means unsupported; agent claims: unsupported 5% whatever
+    # the model says (the NLI scores do not read them)
+    y = np.where(x[:, agent] > 0.5, (rng.uniform(0, 1, n) < 0.05), (x[:, ent] < 0.3)).astype(float)
+    table = ClaimTable(
+        features=list(FEATURES),
+        x=x,
+        y=y,
+        answer=np.arange(n),
+        severity=["medium"] * n,
+        claim_type=["fact"] * n,
+        has_evidence=[True] * n,
+        forced=[None] * n,
+        answer_gold=y > 0.5,
+        groups=[str(i) for i in range(n)],
+    )
+    rows = np.arange(n)
+    combiners = fit_combiners(table, list(FEATURES), rows, gate_mask(table, NLIGate()), 1.0)
+    assert combiners.agent is not None
+    config = CalibrationConfig(combiner=combiners.full, agent_combiner=combiners.agent)
+    assert config.combiner_for(0.05, 0.1, agent=True) is combiners.agent
+    assert config.combiner_for(0.05, 0.1) is combiners.full
+    low = np.zeros((1, len(FEATURES)))
+    low[0, ent] = 0.05
+    prose = float(
+        combiners.full.probability(low[:, [FEATURES.index(f) for f in combiners.full.features]])[0]
+    )
+    low[0, agent] = 1.0
+    tooled = float(
+        combiners.agent.probability(low[:, [FEATURES.index(f) for f in combiners.agent.features]])[
+            0
+        ]
+    )
+    # the same weak entailment: likely unsupported in prose, near the 5% base rate for an agent
+    assert prose > 0.5 and tooled < 0.2
+    # an old calibration file without an agent combiner serves agent claims as before
+    assert (
+        CalibrationConfig(combiner=combiners.full).combiner_for(0.05, 0.1, agent=True)
+        is combiners.full
+    )
