@@ -97,7 +97,7 @@ def check_numbers(
     unchecked = len(wanted) - MAX_CLAIM_FIGURES
     wanted = wanted[:MAX_CLAIM_FIGURES]
     # A weekday beside a date it does not fall on is wrong whatever the context says.
-    years = years_in(claim_text).union(*(years_in(s.text) for s in sources))
+    years = frozenset().union(*(years_in(s.text) for s in sources))
     wrong_day = weekday_mismatch(claim_text, years)
     if wrong_day is not None:
         return CheckResult(name="number", passed=False, detail=wrong_day)

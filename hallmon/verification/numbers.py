@@ -1684,9 +1684,9 @@ _WEEKDAY = re.compile(
 )
 # Between a weekday and its date: "Thursday, 12/18/2026", "Fri 4 Dec", "Sunday the 6th"
 # (the date's own reading starts at the number), "Saturday (5 December)".
-_WEEKDAY_GAP = re.compile(r"[ \t]*,?[ \t]*(?:\(|the[ \t]+)?[ \t]*$", re.I)
+_WEEKDAY_GAP = re.compile(r"[ \t]*,?[ \t]*(?:\(|the[ \t]+)?[ \t]*\n?", re.I)
 # After a date: "12/18/2026 (Friday)", "4 Dec (Fri)".
-_WEEKDAY_AFTER = re.compile(r"^[ \t]*\([ \t]*$")
+_WEEKDAY_AFTER = re.compile(r"[ \t]*\([ \t]*\n?")
 
 
 def _weekday_of(iso: str, years: frozenset[int]) -> set[int]:
@@ -1708,16 +1708,20 @@ def _weekday_of(iso: str, years: frozenset[int]) -> set[int]:
     return out
 
 
-@lru_cache(maxsize=4096)
-def years_in(text: str) -> frozenset[int]:
-    """The years of the full dates `text` states: those a date without a year is read in."""
+def _full_years(figures: Sequence[Quantity]) -> frozenset[int]:
     return frozenset(
         int(iso[:4])
-        for q in distinct_quantities(text)
+        for q in figures
         if q.kind == "date"
         for iso in q.dates
         if len(iso) == 10 and not iso.startswith("--")
     )
+
+
+@lru_cache(maxsize=4096)
+def years_in(text: str) -> frozenset[int]:
+    """The years of the full dates `text` states: those a date without a year is read in."""
+    return _full_years(distinct_quantities(text))
 
 
 def weekday_mismatch(text: str, years: frozenset[int] = frozenset()) -> str | None:
@@ -1728,22 +1732,25 @@ def weekday_mismatch(text: str, years: frozenset[int] = frozenset()) -> str | No
     dates = [q for q in extract_quantities(text, True) if q.kind == "date" and q.dates]
     if not dates:
         return None
+    years = years | _full_years(dates)  # the claim's own full dates count too
+    starts = [q.start for q in dates]  # in order, and apart: only neighbours can qualify
     for m in _WEEKDAY.finditer(text[:4000]):
         said = _WEEKDAY_NAMES.index(m.group("day").lower()[:3])
-        date = next(
-            (
-                q
-                for q in dates
-                if (q.start >= m.end() and _WEEKDAY_GAP.match(text[m.end() : q.start]))
-                or (
-                    q.end <= m.start()
-                    and m.start() - q.end <= 3
-                    and _WEEKDAY_AFTER.match(text[q.end : m.start()])
-                )
-            ),
-            None,
-        )
-        if date is None:
+        # the date just before ("12/18/2026 (Friday)"), else the first after ("Thursday,
+        # 12/18/2026"): any other has a date's own characters in between
+        i = bisect.bisect_left(starts, m.end())
+        before = dates[i - 1] if i else None
+        after = dates[i] if i < len(dates) else None
+        if (
+            before is not None
+            and before.end <= m.start()
+            and m.start() - before.end <= 3
+            and _WEEKDAY_AFTER.fullmatch(text, before.end, m.start())
+        ):
+            date = before
+        elif after is not None and _WEEKDAY_GAP.fullmatch(text, m.end(), after.start):
+            date = after
+        else:
             continue
         readings = [_weekday_of(iso, years) for iso in date.dates]
         if not any(readings) or any(said in r for r in readings):

@@ -955,46 +955,54 @@ _PART_OF = re.compile(
 )
 
 
-def _part_counts(claim_text: str, call: ToolCall) -> list[str]:
+_Part = tuple[float, float, str, str]  # part, whole, the noun's stem, as the claim says it
+
+
+def _part_counts(parts: Sequence[_Part], call: ToolCall) -> list[str]:
     """A part of a whole ("paused at 2 of 4 nodes") against the call's count beside that whole:
     the field holding the whole (`nodes_in_pool: 4`) has a sibling counting the same thing
     (`nodes_upgraded: 1`) and no sibling holds the part."""
     out: list[str] = []
-    for m in _PART_OF.finditer(claim_text[:2000]):
-        n, whole = _as_number(m.group("n")), _as_number(m.group("m"))
-        stem = _singular(m.group("noun"))[:5].lower()
-        if n is None or whole is None or not n < whole:
-            continue
+    for n, whole, noun, said_as in parts:
         parents = {
             k.rsplit(".", 1)[0]
             for k, v in call.fields
-            if _as_number(v) == whole and stem in k.rsplit(".", 1)[-1].lower()
+            if _as_number(v) == whole and noun in k.rsplit(".", 1)[-1].lower()
         }
         siblings = [
             (k, _as_number(v))
             for k, v in call.fields
             if k.rsplit(".", 1)[0] in parents
-            and stem in k.rsplit(".", 1)[-1].lower()
+            and noun in k.rsplit(".", 1)[-1].lower()
             and _as_number(v) is not None
             and _as_number(v) != whole
         ]
         # "5 of your 12 visits … 7 left" against `visits_remaining: 7`: the rest of the whole
         if siblings and not any(value in (n, whole - n) for _, value in siblings):
             said = ", ".join(f"{k.split('.', 1)[-1]}={value:g}" for k, value in siblings[:2])
-            out.append(f"'{m.group('n')} of {m.group('m')}' but {call.tool} says {said}")
+            out.append(f"'{said_as}' but {call.tool} says {said}")
     return out
 
 
 def _part_counts_of(claim_text: str, calls: Sequence[ToolCall]) -> list[str]:
     """`_part_counts` against every ok call, unless a call counts the part itself (the booking
-    that took "2 of its 4 rods" beside the lookup from before it)."""
+    that took "2 of its 4 rods" beside the lookup from before it). The claim is read once."""
+    matches = list(_PART_OF.finditer(claim_text[:2000]))
+    if not matches:
+        return []
+    parts: list[_Part] = []
+    for m in matches:
+        n, whole = _as_number(m.group("n")), _as_number(m.group("m"))
+        if n is not None and whole is not None and n < whole:
+            said_as = f"{m.group('n')} of {m.group('m')}"
+            parts.append((n, whole, _singular(m.group("noun"))[:5].lower(), said_as))
     ok = [c for c in calls if c.status == "ok"]
-    out = [x for c in ok for x in _part_counts(claim_text, c)]
+    out = [x for c in ok for x in _part_counts(parts, c)]
     if not out:
         return out
-    parts = {_as_number(m.group("n")) for m in _PART_OF.finditer(claim_text[:2000])}
+    said = {_as_number(m.group("n")) for m in matches}
     held = {_as_number(v) for c in ok for k, v in c.fields if not k.endswith(("_id", "id"))}
-    return [] if parts & held else out
+    return [] if said & held else out
 
 
 def _quantified(claim_text: str) -> tuple[int | None, str] | None:
@@ -2062,13 +2070,9 @@ def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
     return None
 
 
-# Two names said of one thing: "dlv_71Hc3 (evt_9KD21X, …)", "evt_9KD21X was replayed as
-# delivery dlv_71Hc2".
-_PAIRED_NAME = (
-    r"\s*\(\s*(?P<paren>[^\s,;)]+)"
-    # ("np-batch as well as np-memory" pairs nothing)
-    r"|\s+(?:(?!as\b)\w+\s+){{0,3}}as\s+(?!well\b)(?:\w+\s+)?(?P<as>[^\s,;.)]+)"
-)
+# Two names said of one thing: "dlv_71Hc3 (evt_9KD21X, …)": the first word in parentheses
+# right after a name.
+_PAIRED_NAME = r"\s*\(\s*(?P<paren>[^\s,;)]+)"
 
 
 def _paired_names(claim_text: str, view: _ListView) -> str | None:
@@ -2077,8 +2081,10 @@ def _paired_names(claim_text: str, view: _ListView) -> str | None:
     low = claim_text.lower()
     owner = {v: prefix for prefix, names in view.names.items() for v in names}
     for v, prefix in owner.items():
-        for m in re.finditer(rf"(?<![\w.-]){re.escape(v)}(?![\w-])(?:{_PAIRED_NAME})", low):
-            other = (m.group("paren") or m.group("as") or "").rstrip(".")
+        if v not in low:
+            continue  # (most names of a long list are not in the claim: no pattern to build)
+        for m in re.finditer(rf"(?<![\w.-]){re.escape(v)}(?![\w-]){_PAIRED_NAME}", low):
+            other = m.group("paren").rstrip(".")
             theirs = owner.get(other)
             if theirs is not None and theirs != prefix:
                 return f"'{v}' and '{other}' are said of one thing but are two elements' names"
