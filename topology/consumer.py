@@ -37,6 +37,17 @@ under load: an answer lost in about one run in three):
    offset as the broker reports it, not from the fetch position, which the running loop may
    already have moved past the records it queued.
 
+8. **A tail fetched and never handled.** Every fix above repairs a loss that a later record
+   reveals (a jump in offsets) or that a clear reports. A batch dropped after the client
+   returned it, with nothing written behind it, leaves no trace: the partition's position is
+   past records whose offsets were never acked, and no record ever comes to show the hole (a
+   CI run of the rebalance test saw 18 of 60 streams lose the last events of a partition this
+   way and time out). Here a partition that is idle (nothing of it in flight, acked or
+   queued) while the client's position stays past the commit head for `quiet_s` is read again
+   from the head, once per head (`StalledTails`; a head that stays put after that is a gap in
+   the log, such as a transaction marker). Its other face, an input partition still paused
+   after the rebalance ended (its records never returned at all), is resumed.
+
 A sixth, a message acked although its handler raised or was cancelled (faust acks in a
 `finally`), is closed where the agents iterate: `hallmon.workers.publishing.handled_messages`.
 
@@ -137,6 +148,9 @@ class ReadPositions:
     # committed offset for it yet (nothing below it was ever handed to an agent).
     first_read: dict[Any, int] = field(default_factory=dict)
     reseeked: dict[Any, int] = field(default_factory=dict)
+    # One past the highest offset handed to the agents since the partition was last sought,
+    # in any epoch: what the client returned beyond it never reached an agent (fix 8).
+    handed_to: dict[Any, int] = field(default_factory=dict)
     epoch: int = 0
 
     seeks_running: int = 0
@@ -171,8 +185,66 @@ class ReadPositions:
 
     def delivered(self, tp: Any, offset: int, epoch: int) -> None:
         """The record at `offset`, handed out in `epoch`, reached the agents' queue."""
+        self.handed_to[tp] = max(self.handed_to.get(tp, offset + 1), offset + 1)
         if epoch == self.epoch:
             self.next_offset[tp] = offset + 1
+
+    def sought(self, tp: Any, offset: int | None) -> None:
+        """`tp` reads from `offset` now."""
+        self.next_offset[tp] = offset
+        if offset is None:
+            self.handed_to.pop(tp, None)
+        else:
+            self.handed_to[tp] = offset
+
+    def forget(self, revoked: Iterable[Any]) -> None:
+        """Partitions given away: whatever this consumer knew of them is stale when one comes
+        back (another member read and committed it meanwhile)."""
+        for tp in revoked:
+            for known in (self.next_offset, self.first_read, self.reseeked, self.handed_to):
+                known.pop(tp, None)
+
+
+@dataclass
+class StalledTails:
+    """Which partitions hold records the client returned and nobody handled (fix 8;
+    transport-free).
+
+    `observe` is given, for one partition the consumer owns and nothing of which is in flight,
+    its commit head (the first offset not known handled) and the client's position (the next
+    offset it will return). A position past the head that stays exactly so for `quiet_s` means
+    the records in between were returned and dropped: it answers the offset to read again
+    from. Once per head: after a read again the same head is a gap the log really has.
+    """
+
+    quiet_s: float = 5.0
+    _since: dict[Any, tuple[int, int, float]] = field(default_factory=dict)
+    _reread: dict[Any, int] = field(default_factory=dict)
+
+    def observe(self, tp: Any, head: int | None, position: int | None, now: float) -> int | None:
+        if head is None or position is None or position <= head:
+            self._since.pop(tp, None)
+            return None
+        seen = self._since.get(tp)
+        if seen is None or seen[:2] != (head, position):
+            self._since[tp] = (head, position, now)
+            return None
+        if now - seen[2] < self.quiet_s or self._reread.get(tp) == head:
+            return None
+        self._reread[tp] = head
+        del self._since[tp]
+        return head
+
+    def busy(self, tp: Any) -> None:
+        """Something of `tp` is in flight: its clock starts again when it is idle."""
+        self._since.pop(tp, None)
+
+    def forget(self, keep: Iterable[Any]) -> None:
+        """Drop partitions no longer owned."""
+        kept = set(keep)
+        for table in (self._since, self._reread):
+            for tp in [tp for tp in table if tp not in kept]:
+                del table[tp]
 
 
 def cleared_offsets(items: Iterable[Any], wanted: Callable[[str], bool]) -> dict[Any, int]:
@@ -220,6 +292,9 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         # Partition -> oldest offset a flow-control clear threw out of an agent's queue.
         self._rewinds: dict[Any, int] = {}
         self._watch_queue_clears(self.app.flow_control)
+        self._tails = StalledTails()
+        self._tails_checked = 0.0
+        self._paused_since: dict[Any, float] = {}
 
     def _watch_queue_clears(self, flow_control: Any) -> None:
         """Note what each clear of the agents' queues throws away (fix 5): faust calls
@@ -255,16 +330,96 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             )
             await self._seek_to(tp, offset)
 
+    def _idle_inputs(self, now: float) -> list[Any]:
+        """The agents' input partitions this consumer reads now with nothing of theirs in
+        flight: no message handed out and unacked, no ack waiting for its commit."""
+        app = self.app
+        recovery = getattr(getattr(app, "tables", None), "recovery", None)
+        done = getattr(recovery, "completed", None)
+        if (
+            app.rebalancing
+            or not self.flow_active
+            or self._positions.seeks_running
+            or (done is not None and not done.is_set())
+        ):
+            self._paused_since = {}  # paused on purpose now; the clock starts after
+            return []
+        active = self._get_active_partitions()
+        in_flight = {message.tp for message in list(self._unacked_messages)}
+        idle = []
+        paused = []
+        for tp in self.assignment():
+            if not app.topics.acks_enabled_for(tp.topic):
+                continue
+            if tp not in active:
+                paused.append(tp)
+            if tp not in active or tp in in_flight or self._acked.get(tp):
+                self._tails.busy(tp)
+                continue
+            idle.append(tp)
+        self._resume_forgotten(paused, now)
+        return idle
+
+    def _resume_forgotten(self, paused: list[Any], now: float) -> None:
+        """Resume input partitions left paused after a rebalance ended (fix 8's other face: the
+        records after the pause are never returned at all). faust pauses inputs only while it
+        rebalances and restores, so one still paused `quiet_s` later was forgotten."""
+        since = {tp: self._paused_since.get(tp, now) for tp in paused}
+        self._paused_since = since
+        forgotten = [tp for tp, at in since.items() if now - at >= self._tails.quiet_s]
+        if forgotten:
+            self.log.warning(
+                "%s stayed paused after the rebalance ended; resuming them",
+                sorted(map(str, forgotten)),
+            )
+            self.resume_partitions(forgotten)
+            for tp in forgotten:
+                del self._paused_since[tp]
+
+    async def _reread_stalled_tails(self, now: float) -> None:
+        """Read again the records a partition's position passed without any being handled
+        (fix 8); checked every second at most, between batches."""
+        if now - self._tails_checked < 1.0:
+            return
+        self._tails_checked = now
+        self._tails.forget(self.assignment())
+        for tp in self._idle_inputs(now):
+            try:
+                position = await asyncio.wait_for(self._thread.position(tp), 5.0)
+            except Exception:  # no position yet (a reset in progress): look again later
+                continue
+            # Handled (committed) or handed to an agent since the last seek: a commit that
+            # failed (the broker away) leaves the head behind records that were handled.
+            committed = self._commit_head(tp)
+            if committed is None:  # nothing committed or read yet: where the last seek put it
+                committed = self._read_offset.get(tp)
+            known = [committed, self._positions.handed_to.get(tp)]
+            head = max((offset for offset in known if offset is not None), default=None)
+            offset = self._tails.observe(tp, head, position, now)
+            if offset is None:
+                continue
+            self.log.warning(
+                "%s: the client is at offset %d but nothing from %d on was handled; reading "
+                "again from %d, once (records returned and dropped, or a gap the log has, "
+                "such as a transaction marker)",
+                tp,
+                position,
+                offset,
+                offset,
+            )
+            await self._seek_to(tp, offset)
+
     async def _seek_to(self, tp: Any, offset: int) -> None:
         with self._positions.seeking():
             await self.seek_wait({tp: offset})
-            self._positions.next_offset[tp] = offset
+            self._positions.sought(tp, offset)
 
     async def perform_seek(self) -> None:
         positions = self._positions
         with positions.seeking():
             await super().perform_seek()
-            positions.next_offset.update(self._read_offset)
+            for tp, offset in self._read_offset.items():
+                positions.sought(tp, offset)
 
     async def seek_to_committed(self) -> Any:
         committed: dict[Any, int | None] = dict(await super().seek_to_committed())
@@ -290,7 +445,11 @@ class OrderedConsumer(aiokafka_driver.Consumer):
     async def seek(self, partition: Any, offset: int) -> None:
         with self._positions.seeking():
             await super().seek(partition, offset)
-            self._positions.next_offset[partition] = offset
+            self._positions.sought(partition, offset)
+
+    async def on_partitions_revoked(self, revoked: set[Any]) -> None:
+        self._positions.forget(revoked)
+        await super().on_partitions_revoked(revoked)
 
     async def _reseek(self, tp: Any, seen: int) -> None:
         expected = self._positions.next_offset.get(tp)
@@ -383,6 +542,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             while not (consumer_should_stop() or fetcher_should_stop()):
                 if self._rewinds and not positions.seeks_running:
                     await self._rewind_cleared()
+                await self._reread_stalled_tails(asyncio.get_running_loop().time())
                 self.diag.set_flag(CONSUMER_FETCHING)
                 batch = self.getmany(timeout=1.0)
                 await self.sleep(0)
@@ -441,6 +601,7 @@ __all__ = [
     "EXIT_UNWRITTEN",
     "OrderedConsumer",
     "ReadPositions",
+    "StalledTails",
     "WriteBarrier",
     "cleared_offsets",
     "commit_offset",

@@ -52,6 +52,13 @@ def wait_for_members(settings: HallmonSettings, members: int, timeout_s: float) 
     raise AssertionError(f"group {group} never had {members} members with partitions: {seen}")
 
 
+def delivery_log(path: Path, lines: int = 120) -> str:
+    """The log lines that say where the workers read from: what a lost event is traced by."""
+    marks = ("OrderedConsumer", "Recovery", "Revoking", "newly assigned", "Heartbeat", "ERROR")
+    text = path.read_text(errors="replace").splitlines() if path.exists() else []
+    return "\n".join([line[:300] for line in text if any(m in line for m in marks)][-lines:])
+
+
 @pytest.mark.parametrize("how", ["stop", "kill"])
 def test_streams_open_across_a_rebalance_complete_once(
     services: Services, nli_model_dir: Path, tmp_path: Path, how: str
@@ -139,7 +146,10 @@ def test_streams_open_across_a_rebalance_complete_once(
             for r in assembled
             if r["response_id"] in broken
         ]
-        assert not lost, f"{len(lost)} streams lost events in the rebalance: {lost[:5]}"
+        assert not lost, (
+            f"{len(lost)} streams lost events in the rebalance: {lost[:5]}\n"
+            f"the workers' delivery and rebalance log:\n{delivery_log(log)}"
+        )
         assert all(by_id[rid].unavailable_reason != "stream_incomplete" for rid in ids)
     finally:
         watch.close()

@@ -17,6 +17,7 @@ from hallmon.topology.consumer import (
     EXIT_UNWRITTEN,
     OrderedConsumer,
     ReadPositions,
+    StalledTails,
     WriteBarrier,
     cleared_offsets,
     commit_offset,
@@ -216,6 +217,164 @@ def test_the_consumer_reads_cleared_records_again() -> None:
     assert consumer._positions.next_offset[P0] == 5
     assert consumer._positions.seeks_running == 0
     assert consumer._rewinds == {}
+
+
+def test_a_tail_returned_and_never_handled_is_read_again_once() -> None:
+    tails = StalledTails(quiet_s=5.0)
+    # Committed 40, the client already returned up to 52 and nothing of it is in flight.
+    assert tails.observe(P0, 40, 52, now=0.0) is None  # just seen: records may still come
+    assert tails.observe(P0, 40, 52, now=4.0) is None
+    assert tails.observe(P0, 40, 52, now=5.5) == 40  # quiet for 5 s: read again from 40
+    # The head did not move after that read again: the log has no records there (a
+    # transaction marker); never seek for it again.
+    assert tails.observe(P0, 40, 52, now=20.0) is None
+    assert tails.observe(P0, 40, 52, now=40.0) is None
+    # A later loss, at another head, is repaired too.
+    assert tails.observe(P0, 60, 70, now=50.0) is None
+    assert tails.observe(P0, 60, 70, now=56.0) == 60
+
+
+def test_a_tail_being_handled_or_moving_is_not_stalled() -> None:
+    tails = StalledTails(quiet_s=5.0)
+    assert tails.observe(P0, 40, 52, now=0.0) is None
+    assert tails.observe(P0, 45, 52, now=6.0) is None  # the head moved: commits going on
+    tails.busy(P0)  # messages of the partition in flight: its clock starts again
+    assert tails.observe(P0, 45, 52, now=12.0) is None
+    assert tails.observe(P0, 45, 52, now=13.0) is None
+    assert tails.observe(P0, 52, 52, now=30.0) is None  # all handled
+    assert tails.observe(P0, None, 52, now=40.0) is None  # no head known
+    assert tails.observe(P0, 52, None, now=50.0) is None  # no position (a reset running)
+    tails.observe(P0, 40, 52, now=60.0)
+    tails.forget([])  # the partition was given away
+    assert tails.observe(P0, 40, 52, now=70.0) is None
+
+
+def stalled_consumer(position: int, committed: int | None, in_flight: list[Any]) -> Any:
+    consumer = OrderedConsumer.__new__(OrderedConsumer)
+    consumer._positions = ReadPositions(next_offset={P0: position})
+    consumer._committed_offset = defaultdict(lambda: None, {P0: committed})
+    consumer._read_offset = defaultdict(lambda: None, {P0: committed})
+    consumer._acked = defaultdict(list)
+    consumer._unacked_messages = list(in_flight)
+    consumer._tails = StalledTails(quiet_s=5.0)
+    consumer._tails_checked = 0.0
+    consumer._paused_since = {}
+    consumer.flow_active = True
+    consumer.sought = []
+
+    async def seek_wait(offsets: dict[Any, int]) -> None:
+        consumer.sought.append(offsets)
+
+    async def client_position(tp: Any) -> int:
+        return position
+
+    changelog = TP("hallmon-assembler-streams-changelog", 0)
+    consumer.app = SimpleNamespace(
+        rebalancing=False,
+        tables=SimpleNamespace(recovery=SimpleNamespace(completed=asyncio.Event())),
+        topics=SimpleNamespace(acks_enabled_for=lambda topic: topic == "agent.traces"),
+    )
+    consumer.app.tables.recovery.completed.set()
+    consumer._thread = SimpleNamespace(position=client_position)
+    consumer.seek_wait = seek_wait
+    consumer.assignment = lambda: {P0, changelog}
+    consumer._get_active_partitions = lambda: {P0, changelog}
+    consumer.log = SimpleNamespace(warning=lambda *args: None)
+    return consumer
+
+
+def test_the_consumer_reads_a_stalled_tail_again_from_its_commit_head() -> None:
+    consumer = stalled_consumer(position=52, committed=40, in_flight=[])
+
+    async def ticks() -> None:
+        for now in (10.0, 12.0, 14.0, 16.0):
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks())
+    # Read again from the head, once; the changelog (table recovery's) is never touched.
+    assert consumer.sought == [{P0: 40}]
+    assert consumer._positions.next_offset[P0] == 40
+
+
+def test_with_nothing_committed_the_head_is_where_the_last_seek_put_the_partition() -> None:
+    consumer = stalled_consumer(position=12, committed=None, in_flight=[])
+    consumer._read_offset[P0] = 0  # faust keeps a committed 0 as None; the seek said 0
+
+    async def ticks() -> None:
+        for now in (10.0, 12.0, 14.0, 16.0):
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks())
+    assert consumer.sought == [{P0: 0}]
+
+
+def test_an_input_left_paused_after_a_rebalance_is_resumed() -> None:
+    consumer = stalled_consumer(position=40, committed=40, in_flight=[])
+    active: set[Any] = set()  # the rebalance ended with P0 still paused
+    consumer._get_active_partitions = lambda: active
+    consumer.resume_partitions = active.update
+
+    async def ticks(*times: float) -> None:
+        for now in times:
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks(10.0, 12.0))
+    assert active == set()  # paused for a moment (a restore, a seek) is left alone
+    asyncio.run(ticks(14.0, 16.0))
+    assert active == {P0}
+    assert consumer.sought == []
+
+
+def ticks_of(consumer: Any, *times: float) -> None:
+    async def ticks() -> None:
+        for now in times:
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks())
+
+
+def test_a_commit_that_failed_is_no_stalled_tail() -> None:
+    # The broker was away: 40-51 were handed to the agents and handled, their commit failed.
+    consumer = stalled_consumer(position=52, committed=40, in_flight=[])
+    for offset in range(40, 52):
+        consumer._positions.delivered(P0, offset, consumer._positions.epoch)
+    ticks_of(consumer, 10.0, 12.0, 14.0, 16.0, 18.0)
+    assert consumer.sought == []
+
+
+def test_records_handed_out_then_returned_and_dropped_are_read_from_the_first_dropped() -> None:
+    consumer = stalled_consumer(position=52, committed=40, in_flight=[])
+    for offset in range(40, 45):
+        consumer._positions.delivered(P0, offset, consumer._positions.epoch)
+    ticks_of(consumer, 10.0, 12.0, 14.0, 16.0)
+    assert consumer.sought == [{P0: 45}]
+
+
+def test_a_partition_given_away_and_back_is_read_from_where_it_is_sought() -> None:
+    # This consumer read P0 up to 75 before it was given away; another member committed 31.
+    positions = ReadPositions()
+    for offset in range(0, 75):
+        positions.admit(P0, offset)
+        positions.delivered(P0, offset, positions.epoch)
+    assert positions.admit(P0, 31) == ("skip", None)  # what a stale position would do
+    positions.forget([P0])
+    # Back again: a record the new seek makes the client return is not taken as read before.
+    assert positions.admit(P0, 31) == ("deliver", None)
+    positions.sought(P0, 31)
+    assert positions.handed_to[P0] == 31 and positions.next_offset[P0] == 31
+
+
+def test_the_consumer_leaves_a_partition_with_messages_in_flight_alone() -> None:
+    consumer = stalled_consumer(
+        position=52, committed=40, in_flight=[SimpleNamespace(tp=P0, offset=40)]
+    )
+
+    async def ticks() -> None:
+        for now in (10.0, 20.0, 30.0):
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks())
+    assert consumer.sought == []
 
 
 def test_every_role_gets_the_ordered_consumer() -> None:
