@@ -220,9 +220,17 @@ class StalledTails:
     quiet_s: float = 5.0
     _since: dict[Any, tuple[int, int, float]] = field(default_factory=dict)
     _reread: dict[Any, int] = field(default_factory=dict)
+    # Partitions whose last offset was once read again and held no record: a transactional
+    # producer writes there, and the one offset past each transaction is its commit marker.
+    _markers: set[Any] = field(default_factory=set)
 
     def observe(self, tp: Any, head: int | None, position: int | None, now: float) -> int | None:
         if head is None or position is None or position <= head:
+            self._since.pop(tp, None)
+            return None
+        if self._reread.get(tp) == head and position == head + 1:
+            self._markers.add(tp)
+        if tp in self._markers and position == head + 1:
             self._since.pop(tp, None)
             return None
         seen = self._since.get(tp)
@@ -245,6 +253,7 @@ class StalledTails:
         for table in (self._since, self._reread):
             for tp in [tp for tp in table if tp not in kept]:
                 del table[tp]
+        self._markers &= kept
 
 
 def cleared_offsets(items: Iterable[Any], wanted: Callable[[str], bool]) -> dict[Any, int]:
@@ -376,6 +385,17 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             for tp in forgotten:
                 del self._paused_since[tp]
 
+    def _client_position(self, tp: Any) -> int | None:
+        """The next offset the client will return for `tp`, read from its state without a
+        call into its thread: aiokafka's `position()` waits there until a valid position
+        exists, which a broker outage can hold for minutes, and the fetches queue behind it."""
+        try:
+            assignment = self._thread._ensure_consumer()._subscription.subscription.assignment
+            position = assignment.state_value(tp)._position
+        except Exception:  # not assigned, not started: nothing to judge
+            return None
+        return position if isinstance(position, int) else None
+
     async def _reread_stalled_tails(self, now: float) -> None:
         """Read again the records a partition's position passed without any being handled
         (fix 8); checked every second at most, between batches."""
@@ -384,10 +404,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         self._tails_checked = now
         self._tails.forget(self.assignment())
         for tp in self._idle_inputs(now):
-            try:
-                position = await asyncio.wait_for(self._thread.position(tp), 5.0)
-            except Exception:  # no position yet (a reset in progress): look again later
-                continue
+            position = self._client_position(tp)
             # Handled (committed) or handed to an agent since the last seek: a commit that
             # failed (the broker away) leaves the head behind records that were handled.
             committed = self._commit_head(tp)

@@ -234,6 +234,20 @@ def test_a_tail_returned_and_never_handled_is_read_again_once() -> None:
     assert tails.observe(P0, 60, 70, now=56.0) == 60
 
 
+def test_a_transaction_marker_is_read_again_once_per_partition() -> None:
+    # A transactional producer: each transaction ends with a commit marker, one offset the
+    # client passes and no agent ever sees.
+    tails = StalledTails(quiet_s=5.0)
+    tails.observe(P0, 10, 11, now=0.0)
+    assert tails.observe(P0, 10, 11, now=6.0) == 10  # not known yet: read again once
+    assert tails.observe(P0, 10, 11, now=20.0) is None  # nothing there: a marker
+    tails.observe(P0, 14, 15, now=30.0)  # the next transaction's marker
+    assert tails.observe(P0, 14, 15, now=40.0) is None
+    # Lost records past a marker are still read again.
+    tails.observe(P0, 15, 22, now=50.0)
+    assert tails.observe(P0, 15, 22, now=56.0) == 15
+
+
 def test_a_tail_being_handled_or_moving_is_not_stalled() -> None:
     tails = StalledTails(quiet_s=5.0)
     assert tails.observe(P0, 40, 52, now=0.0) is None
@@ -265,9 +279,15 @@ def stalled_consumer(position: int, committed: int | None, in_flight: list[Any])
     async def seek_wait(offsets: dict[Any, int]) -> None:
         consumer.sought.append(offsets)
 
-    async def client_position(tp: Any) -> int:
-        return position
+    def client_state(tp: Any) -> Any:
+        assert tp == P0
+        return SimpleNamespace(_position=position)
 
+    client = SimpleNamespace(
+        _subscription=SimpleNamespace(
+            subscription=SimpleNamespace(assignment=SimpleNamespace(state_value=client_state))
+        )
+    )
     changelog = TP("hallmon-assembler-streams-changelog", 0)
     consumer.app = SimpleNamespace(
         rebalancing=False,
@@ -275,7 +295,7 @@ def stalled_consumer(position: int, committed: int | None, in_flight: list[Any])
         topics=SimpleNamespace(acks_enabled_for=lambda topic: topic == "agent.traces"),
     )
     consumer.app.tables.recovery.completed.set()
-    consumer._thread = SimpleNamespace(position=client_position)
+    consumer._thread = SimpleNamespace(_ensure_consumer=lambda: client)
     consumer.seek_wait = seek_wait
     consumer.assignment = lambda: {P0, changelog}
     consumer._get_active_partitions = lambda: {P0, changelog}
