@@ -31,6 +31,8 @@ from hallmon.verification.numbers import (
     find_in,
     find_match,
     left_over,
+    listed_total,
+    rate_times_count,
     run_total,
     shown_arithmetic,
     weekday_mismatch,
@@ -42,6 +44,7 @@ from hallmon.verification.text import (
     CONDITION_OPENERS,
     condition_before,
     content_tokens,
+    first_committed,
     first_unconditioned,
     stem,
 )
@@ -153,6 +156,7 @@ def check_numbers(
             if not any(a.values & w.values for w in wanted)
         ]
         counts = counts_in(claim_text)
+        source_texts = tuple(s.text for s in sources)
         # The answer's own arithmetic ("45 minutes before 08:30", "20% of the remaining $600,
         # which is $120"): each figure from grounded ones and those worked out before it, so
         # that no two wrong figures back each other.
@@ -169,6 +173,8 @@ def check_numbers(
                     or shown_arithmetic(q, claim_text, backed)
                     or run_total(q, backed, claim_text)
                     or left_over(q, backed, claim_text)
+                    or listed_total(q, source_texts)
+                    or rate_times_count(q, source_texts, own)
                 )
                 if computed is not None:
                     found.append(computed)
@@ -1356,7 +1362,7 @@ _COMMITMENT_NOISE = frozenset(stem(w) for w in (
 
 
 def is_commitment_claim(claim_text: str) -> bool:
-    return bool(_COMMITMENT.search(claim_text))
+    return first_committed(_COMMITMENT, claim_text) is not None
 
 
 # Plain refusals. Not `negation._NEGATION`: that one also counts "without", "nor" and "none",

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
-from hallmon.verification.text import CONDITION_OPENERS
+from hallmon.verification.text import CONDITION_OPENERS, first_committed
 
 CLAIMS_VERSION = "rules-6"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
@@ -125,6 +125,9 @@ _GREETING = re.compile(
 # The rest of a courtesy phrase, to the next punctuation mark (a decimal point is none:
 # "sorry I can't offer more on the $74.95 arrangement").
 _TAIL = r"(?:[^,;.!?]|(?<=\d)\.(?=\d))*"
+# A name the courtesy is said to ("Thanks for flagging this, Alan."): only after one, and
+# capitalised (case-sensitive inside the case-blind pattern), so "Refunded." is never one.
+_VOCATIVE = r"(?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)"
 _POLITE_CORE = (
     r"(?:i|we)\s+(?:can\s+|completely\s+|totally\s+|fully\s+)?understand(?:\s+(?:that\s+)?"
     rf"(?:this|it|your|how|the)\b{_TAIL})?"
@@ -173,8 +176,17 @@ _POLITE_CORE = (
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news|good\s+timing(?:\s+to\s+ask)?"
     # reassurance about the user's worry, no content ("You're not imagining it.")
     r"|you(?:['’]re|\s+are)\s+not\s+imagining\s+(?:it|things)"
-    r"|i\s+know\s+(?:that['’]s|that\s+is|this\s+is|it['’]s|it\s+is)\s+(?:really\s+|so\s+|very\s+)?"
-    r"(?:disappointing|frustrating|annoying|not\s+ideal|a\s+pain|inconvenient|upsetting|stressful)"
+    r"|i\s+know\s+(?:that|this|it|an?\s+\w+(?:\s+like\s+(?:this|that))?)(?:['’]s|\s+is|\s+will\s+be|"
+    r"\s+must\s+be|\s+isn['’]t)\s+(?:really\s+|so\s+|very\s+|not\s+)?"
+    r"(?:disappointing|frustrating|annoying|not\s+ideal|a\s+pain|inconvenient|upsetting|stressful|"
+    r"unwelcome|worrying|hard|difficult|a\s+(?:shock|surprise|worry)|what\s+you\s+(?:wanted|hoped))"
+    # "that's a stressful spot to be in", "this is a worrying time"
+    r"|(?:it|that|this)(?:['’]s|\s+is|\s+must\s+be|\s+sounds\s+like)\s+an?\s+(?:really\s+|very\s+)?"
+    r"(?:stressful|frustrating|difficult|tough|hard|worrying|rough|upsetting|awkward)\s+"
+    r"(?:spot|situation|position|time|place|thing|experience|wait)(?:\s+to\s+be\s+in)?"
+    # a greeting before the content ("Hi, thanks for asking", "Kia ora!")
+    r"|(?:hi|hello|hey|hiya|greetings|good\s+(?:morning|afternoon|evening)|kia\s+ora|g['’]day|"
+    rf"howdy|aloha|hola|bonjour|hallo|ciao)(?:\s+(?:there|all|everyone|team|folks|{_VOCATIVE}))?"
     # a welcome for another time ("we would be delighted to welcome you both another time")
     r"|(?:we|i)(?:['’]d|\s+would)?\s+(?:be\s+)?(?:delighted|happy|glad|pleased|love)\s+to\s+"
     rf"(?:welcome|see|have|host)\s+you\b{_TAIL}"
@@ -206,8 +218,10 @@ _POLITE_CORE = (
 # Phrases are separated by punctuation, never by a space alone: a phrase's tail runs to the
 # next punctuation mark, so "I'm sorry … I'm sorry …" parses one way only (a space separator
 # let the regex try every split, and a 200-character run of "I'm sorry “a" took seconds).
+_NAME_ONLY = re.compile(rf"^\s*{_VOCATIVE}\s*[.!]?\s*$")
 _POLITE = re.compile(
-    rf"^(?:{_POLITE_CORE})(?:\s*[,.!;:][\s,.!;:]*(?:{_POLITE_CORE}))*[\s,.!;:]*$", re.IGNORECASE
+    rf"^(?:{_POLITE_CORE})(?:\s*[,.!;:][\s,.!;:]*(?:{_POLITE_CORE}|{_VOCATIVE}))*[\s,.!;:]*$",
+    re.IGNORECASE,
 )
 _POLITE_MAX = 400
 """Longer segments are never courtesy alone (and the regex is not run on them)."""
@@ -567,7 +581,7 @@ def claim_type(text: str) -> ClaimType:
         return "code"
     if _ACTION.search(text):
         return "action"
-    if _COMMITMENT.search(text):
+    if first_committed(_COMMITMENT, text):
         return "commitment"
     if _SYSTEM.search(text):
         return "system_state"
@@ -712,6 +726,7 @@ def _content_parts(
     text: str, start: int, end: int, skipped: list[SkippedSegment]
 ) -> list[tuple[int, int, str | None]]:
     """Atomic parts of one segment, after peeling leading politeness off into `skipped`."""
+    peeled = False
     while True:
         # Matched on a slice: `^` does not anchor at `pos` when matching inside the text.
         m = _POLITE_PREFIX.match(text[start:end])
@@ -721,6 +736,12 @@ def _content_parts(
         if e > s:
             skipped.append(_skipped(text, s, e, "politeness"))
         start += m.end()
+        peeled = True
+    if peeled and _NAME_ONLY.match(text[start:end]):
+        # the name the courtesy was said to ("Thanks for flagging this, Alan.")
+        s, e = _trim(text, start, end)
+        skipped.append(_skipped(text, s, e, "politeness"))
+        return []
     frame = _ATTRIBUTION.match(text[start:end])
     # A preamble ("Based on the passages, here are the steps:") is skipped whole by the caller.
     if frame and start + frame.end() < end and _skip_reason(text[start:end]) is None:

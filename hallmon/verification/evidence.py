@@ -265,14 +265,26 @@ def _render(value: Any, path: list[str]) -> list[str]:
             (k, "none" if v == [] else v) for k, v in value.items() if v is not None and v != ""
         ]
         items = _with_major_units(items)
+        major: list[str] = []
+        if (
+            path
+            and MINOR_UNIT_KEY.search(path[-1])
+            and items
+            and all(_is_amount(v) for _, v in items)
+        ):
+            # {"rates_minor": {"day": 38500, "week": 115500}}: each amount in major units
+            # too ("Rates: day 385.00, week 1155.00"), as for a minor-unit field
+            base = MINOR_UNIT_KEY.sub("", path[-1]) or "amounts"
+            major = _render({k: f"{v / 100:.2f}" for k, v in items}, [*path[:-1], base])
         if path and items and len(items) <= _INLINE_MAX and all(_is_scalar(v) for _, v in items):
             return [
-                _sentence(f"{label}: " + ", ".join(f"{_label(k)} {_scalar(v)}" for k, v in items))
+                _sentence(f"{label}: " + ", ".join(f"{_label(k)} {_scalar(v)}" for k, v in items)),
+                *major,
             ]
         lines: list[str] = []
         for k, v in items:
             lines.extend(_render(v, [*path, str(k)]))
-        return lines
+        return lines + major
     if isinstance(value, list):
         items_l = [v for v in value if v is not None]
         if not items_l:
@@ -293,6 +305,10 @@ def _render(value: Any, path: list[str]) -> list[str]:
     if not text:
         return []
     return [_sentence(f"{label}: {text}" if label else text)]
+
+
+def _is_amount(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _render_flat(obj: dict[str, Any]) -> list[str]:

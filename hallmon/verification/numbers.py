@@ -196,10 +196,35 @@ _ZONES: dict[str, tuple[float, ...]] = {
     "pt": (-8, -7), "pacific": (-8, -7), "pst": (-8,), "pdt": (-7,),
     "cet": (1,), "cest": (2,), "bst": (1,), "eet": (2,), "eest": (3,),
     "jst": (9,), "sgt": (8,), "hkt": (8,), "aest": (10,), "aedt": (11,), "nzdt": (13,),
+    "hst": (-10,), "akst": (-9,), "sast": (2,), "msk": (3,), "wet": (0,),
+    # Places people name a zone by ("11:00 pm Singapore time", "9:59 pm Pacific"); two
+    # offsets: December-February first, June-August second (the south has summer in December)
+    "uk": (0, 1), "london": (0, 1), "dublin": (0, 1), "lisbon": (0, 1),
+    "paris": (1, 2), "berlin": (1, 2), "madrid": (1, 2), "rome": (1, 2), "amsterdam": (1, 2),
+    "brussels": (1, 2), "vienna": (1, 2), "zurich": (1, 2), "geneva": (1, 2),
+    "stockholm": (1, 2), "oslo": (1, 2), "copenhagen": (1, 2), "warsaw": (1, 2),
+    "prague": (1, 2), "frankfurt": (1, 2), "munich": (1, 2), "milan": (1, 2),
+    "helsinki": (2, 3), "athens": (2, 3), "kyiv": (2, 3), "istanbul": (3,), "moscow": (3,),
+    "dubai": (4,), "delhi": (5.5,), "new delhi": (5.5,), "mumbai": (5.5,), "india": (5.5,),
+    "singapore": (8,), "hong kong": (8,), "beijing": (8,), "shanghai": (8,), "manila": (8,),
+    "perth": (8,), "tokyo": (9,), "japan": (9,), "seoul": (9,), "korea": (9,),
+    "sydney": (11, 10), "melbourne": (11, 10), "canberra": (11, 10), "brisbane": (10,),
+    "auckland": (13, 12), "new zealand": (13, 12), "johannesburg": (2,), "cape town": (2,),
+    "new york": (-5, -4), "toronto": (-5, -4), "boston": (-5, -4), "miami": (-5, -4),
+    "chicago": (-6, -5), "dallas": (-6, -5), "houston": (-6, -5), "mexico city": (-6,),
+    "denver": (-7, -6), "phoenix": (-7,), "arizona": (-7,), "los angeles": (-8, -7),
+    "san francisco": (-8, -7), "seattle": (-8, -7), "vancouver": (-8, -7),
+    "anchorage": (-9, -8), "alaska": (-9, -8), "honolulu": (-10,), "hawaii": (-10,),
+    "halifax": (-4, -3), "atlantic": (-4, -3), "sao paulo": (-3,), "são paulo": (-3,),
+    "buenos aires": (-3,),
 }  # fmt: skip
+ZONE_NAMES = frozenset(_ZONES)
+"""Names of time zones and of the places that name one ("Mountain", "Singapore")."""
 _ZONE_AFTER = re.compile(
     # a hyphen after the name only as an offset's sign ("UTC-5", not "ET-based")
-    r"\s*\(?\s*(?:(?P<name>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")\b(?!-\D)"
+    r"\s*\(?\s*(?:(?P<name>"
+    + "|".join(n.replace(" ", r"\s+") for n in sorted(_ZONES, key=len, reverse=True))
+    + r")\b(?!-\D)"
     # the sign is "+", "-" or "−" (a class "[+-−]" would be the range from "+" to "−", which
     # holds every letter and digit: "22:14 UTC 12 pallets" read as UTC+2)
     r"(?:\s*(?:time\b|(?P<sign>[+\-−])(?P<oh>\d{1,2})(?::?(?P<om>\d{2}))?))?)",
@@ -221,7 +246,7 @@ def _zone_after(text: str, end: int) -> tuple[float, ...]:
             return ()
         hours = int(m.group("oh")) + int(m.group("om") or 0) / 60
         return (-hours if m.group("sign") in "-−" else hours,)
-    offsets = tuple(float(h) for h in _ZONES[name.lower()])
+    offsets = tuple(float(h) for h in _ZONES[" ".join(name.lower().split())])
     if len(offsets) == 2:
         # "6:00 pm Eastern on 3 December" is EST: a zone with summer time takes the offset of
         # the season the text's dates are all in (northern zones: December to February
@@ -255,6 +280,8 @@ def _season(text: str) -> int | None:
         return 1
     return None
 
+
+_DAYPART = re.compile(r"\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+night)\b", re.I)
 
 _RANGE_TO_TIME = re.compile(
     r"\s*(?:to|-|–|until|till|and)\s*\d{1,2}(?::\d{2})?(?::\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?", re.I
@@ -537,8 +564,15 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             minutes = {float(hour * 60 + minute)}
             if 1 <= hour <= 12:  # "7:00" may be morning or evening
                 minutes.add(float((hour % 12 + 12) * 60 + minute))
+        end = m.end()
+        part = _DAYPART.match(text, end)
+        if part is not None and m.group("h24") is not None and 1 <= hour <= 12:
+            # "11:00 in the morning", "5:30 in the evening": the words are its am or pm
+            pm = part.group("part") is None or part.group("part").lower() != "morning"
+            minutes = {float((hour % 12 + (12 if pm else 0)) * 60 + minute)}
+            end = part.end()
         # "03:00 to 04:00 UTC": the zone after the range's second time is the first's too
-        zone = _zone_after(text, m.end()) or _range_zone(text, m.end())
+        zone = _zone_after(text, end) or _range_zone(text, end)
         take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes),
                       utc=_in_utc(frozenset(minutes), zone)))  # fmt: skip
 
@@ -1761,4 +1795,97 @@ def weekday_mismatch(text: str, years: frozenset[int] = frozenset()) -> str | No
             f"'{m.group(0).strip()}' with {date.describe()}: that date is a {names}, so the "
             "weekday contradicts the date"
         )
+    return None
+
+
+# --- totals of a tool's list, and rates times counts -----------------------------------------
+
+# A rendered list element ("Lines 2: Type: time. Hours: 0.8. Amount: 112.00.") and its numeric
+# fields (`hallmon.verification.evidence.render_record` writes them so).
+_LIST_ITEM = re.compile(r"^(?P<name>[A-Z][\w ]{0,40}?) (?P<i>\d{1,4}): (?P<body>.+)$", re.M)
+_ITEM_FIELD = re.compile(
+    r"(?:^|(?<=\. ))(?P<key>[A-Z][\w ]{0,40}?): "
+    r"(?P<value>-?\d[\d,]*(?:\.\d+)?)(?: [A-Z]{3})?\.(?= |$)"
+)
+MAX_LIST_ITEMS = 200
+"""List elements of one source whose fields are totalled (bounds hostile input)."""
+
+
+@lru_cache(maxsize=256)
+def list_totals(text: str) -> tuple[tuple[float, str], ...]:
+    """Totals of each numeric field over every element of each list a rendered tool output
+    holds ("the sum of Amount over the 3 Lines"), and over its negative and its positive
+    values where the list has both ("$823.10 in unrealized losses": the negative gains)."""
+    fields: dict[tuple[str, str], list[float]] = {}
+    for m in islice(_LIST_ITEM.finditer(text), MAX_LIST_ITEMS):
+        for f in _ITEM_FIELD.finditer(m.group("body")):
+            values = fields.setdefault((m.group("name"), f.group("key")), [])
+            values.append(float(f.group("value").replace(",", "")))
+    totals: list[tuple[float, str]] = []
+    for (name, key), values in fields.items():
+        if len(values) < 2:
+            continue
+        totals.append((round(sum(values), 6), f"the {key.lower()} of the {len(values)} {name}"))
+        signed = (
+            ([v for v in values if v < 0], "negative"),
+            ([v for v in values if v > 0], "positive"),
+        )
+        for part, sign in signed:
+            if 2 <= len(part) < len(values):
+                totals.append((round(abs(sum(part)), 6), f"the {sign} {key.lower()} of the {name}"))
+    return tuple(totals)
+
+
+def listed_total(q: Quantity, texts: Sequence[str]) -> str | None:
+    """How an amount or count of the claim is the total of one field over a tool's list
+    ("That brings the total to $1,173.00" after three invoice lines), or None."""
+    if q.kind not in ("money", "number") or not q.values:
+        return None
+    tolerance = max(0.005, q.tolerance)
+    for text in texts:
+        for total, what in list_totals(text):
+            if any(abs(total - v) <= tolerance for v in q.values):
+                return f"{q.describe()} is {what}"
+    return None
+
+
+# "EUR 0.12 per source word", "$2.50 a mile", "CHF 39.00/day", "£4 each"
+_PER_AFTER = re.compile(r"\s*(?:per\b|/\s*\w|an?\s+[a-z]|each\b)", re.I)
+MAX_RATES = 16
+_CODE_BEFORE = re.compile(r"\b(?:[A-Z]{3}|[$€£¥])\s?$")
+
+
+def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] = ()) -> str | None:
+    """How an amount of money of the claim is a rate the sources state ("EUR 0.12 per source
+    word") times a count they or the claim state ("Word count: 1240"), or None. Only rates
+    said as such and whole counts: amounts are never multiplied by each other."""
+    if q.kind != "money" or not q.values:
+        return None
+    rates: list[Quantity] = []
+    counts: list[Quantity] = [c for c in own if c.kind == "number" and c.values]
+    for text in texts:
+        for found in distinct_quantities(text):
+            # ("EUR 0.12 per word" reads as a number with a currency code before it)
+            money = found.kind == "money" or (
+                found.kind == "number"
+                and _CODE_BEFORE.search(text, max(0, found.start - 6), found.start) is not None
+            )
+            if money and found.values and _PER_AFTER.match(text, found.end):
+                rates.append(found)
+            elif found.kind == "number" and found.values and not found.unit:
+                counts.append(found)
+    if not rates:
+        return None
+    # whole counts: stated ones, and totals over a list ("2,100 words" of two uploads)
+    whole = [(n, c.describe()) for c in counts[: MAX_DERIVED * 2] for n in c.values]
+    whole += [(n, what) for text in texts for n, what in list_totals(text)]
+    tolerance = max(0.005, q.tolerance)
+    for rate in rates[:MAX_RATES]:
+        if rate.currency and q.currency and rate.currency != q.currency:
+            continue
+        for n, what in whole:
+            if n < 2 or n != int(n) or n > 1_000_000:
+                continue
+            if any(abs(r * n - v) <= tolerance for r in rate.values for v in q.values):
+                return f"{q.describe()} is {rate.describe()} × {what}"
     return None

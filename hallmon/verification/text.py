@@ -16,10 +16,12 @@ from functools import lru_cache
 __all__ = [
     "BARE_ANSWER",
     "CONDITION_OPENERS",
+    "DISCLAIMED",
     "NUMBER_WORDS",
     "STOPWORDS",
     "condition_before",
     "content_tokens",
+    "first_committed",
     "first_unconditioned",
     "stem",
     "tokens",
@@ -44,6 +46,20 @@ def first_unconditioned(
         if not condition.search(text[max(0, m.start() - window) : m.start()]):
             return m
     return None
+
+
+# Words right before a promise that take it back: "a target rather than a guarantee", "we
+# can't guarantee", "there is no guarantee", "it isn't guaranteed".
+DISCLAIMED = re.compile(
+    r"\b(?:not|no|never|rather\s+than|instead\s+of|can['’]?t|cannot|won['’]t|isn['’]t|"
+    r"aren['’]t|don['’]t|doesn['’]t)\s+(?:\w+\s+){0,2}$",
+    re.I,
+)
+
+
+def first_committed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of a promise `pattern` in `text` that is not disclaimed."""
+    return first_unconditioned(pattern.finditer(text), text, DISCLAIMED, window=40)
 
 
 # A bare answer a claim may start with ("No. The endpoint is reachable again"): the answer to

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -43,9 +43,11 @@ from hallmon.verification.checks import (
     _names,
     _sentences_of,
     needs_action_check,
+    without_citation_markers,
 )
 from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
 from hallmon.verification.numbers import (
+    ZONE_NAMES,
     Quantity,
     counts_in,
     dates_match,
@@ -1310,6 +1312,7 @@ def check_tool_facts(
     about = _about(claim_text, calls)
     if not about:
         return None
+    whole = about  # a count ("both of your uploads") is of the whole list, not the named
     about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []
@@ -1348,9 +1351,9 @@ def check_tool_facts(
         for c in (calls if known and not idents else ())
         if c.status == "ok"
     ]
-    for call in about:
+    for call, unscoped in zip(about, whole, strict=True):
         if listed_count is not None and listed_count[0] is not None:
-            sizes = _list_sizes(call, listed_count[1])
+            sizes = _list_sizes(unscoped, listed_count[1])
             if sizes and listed_count[0] not in sizes:
                 mismatched.append(
                     f"{listed_count[0]} {listed_count[1]}s but {call.tool} lists "
@@ -1507,7 +1510,9 @@ _FAILURE_WORDS = frozenset(
      # what was being done when it failed
      "load", "detail", "just", "fetch", "retriev", "access", "inform", "data", "record",
      # how the report is put ("not yet, I'm afraid: … timed out without a confirmation")
-     "afraid", "without", "confirm", "still", "respond", "answer", "repli", "reply"}
+     "afraid", "without", "confirm", "still", "respond", "answer", "repli", "reply",
+     # the attempt named generically ("that lookup timed out")
+     "lookup", "look", "search", "queri", "query", "check"}
 )  # fmt: skip
 _CANNOT_TELL = re.compile(
     r"\b(?:can(?:no|['’])?t|cannot|(?:am|are|is)\s+(?:not\s+)?unable\s+to|unable\s+to|not\s+able\s+to|"
@@ -1723,12 +1728,19 @@ _CALENDAR = re.compile(
 _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cost", "extra"})
 
 
-# "no patch-test slots free that day": free as in available, no favour
+# "no patch-test slots free that day": free as in available, no favour; "I can't confirm
+# whether one is free": a question, no favour either
 _AVAILABLE_FREE = re.compile(
     r"\b(?:slots?|spaces?|places?|seats?|tables?|appointments?|rooms?|spots?|dates?|times?|"
-    r"capacity|availability)\s+(?:\w+\s+)?$",
+    r"capacity|availability)\s+(?:\w+\s+)?$"
+    r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$",
     re.I,
 )
+# Words of when, not of what is granted: "free of charge until 11:00 AM Mountain that day".
+_WHEN_WORDS = frozenset(
+    {"until", "befor", "after", "day", "time", "am", "pm", "local", "that", "same", "today",
+     "tomorrow", "morn", "even"}
+) | frozenset(content_tokens(" ".join(ZONE_NAMES)))  # fmt: skip
 _YOURSELF = re.compile(r"(?:\s+\w+){0,3}?\s+yourself\b", re.I)
 _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
 
@@ -1781,10 +1793,7 @@ def check_exception(
                     f"{zero[0].split('.', 1)[-1]}=0",
                 )
     kind = found[0]
-    # The favour, not the condition it is offered under ("If it hasn't been applied, you can
-    # extend it yourself"): a leading condition clause names nothing a policy must grant.
-    favour = _LEADING_CONDITION.sub("", claim_text, count=1) or claim_text
-    obj = {t for t in content_tokens(favour) if t not in _NOISE and not _CALENDAR.fullmatch(t)}
+    obj = _favour_words(claim_text)
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
     best: tuple[float, str, str] | None = None
     grants = _whole_words(_GRANTS[kind])
@@ -1796,7 +1805,7 @@ def check_exception(
         for sentence in _sentences_of(source):
             if not grants.search(sentence):
                 continue
-            overlap = len(obj & content_tokens(sentence)) / len(obj) if obj else 1.0
+            overlap = len(_loose(obj) & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
             if best is None or overlap > best[0]:
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:
@@ -1814,6 +1823,44 @@ def check_exception(
         passed=False,
         detail=f"no policy passage or tool result grants this {kind}",
     )
+
+
+def _favour_words(claim_text: str) -> set[str]:
+    """The words naming what a claim grants, for a policy sentence to share: those of the
+    clause that grants it, not of its condition ("If it hasn't been applied, you can extend
+    it yourself"), of another clause ("…; after that, the full $49.00 fee applies"), of when
+    it holds ("until 11:00 AM Mountain that day") or of a citation marker. A clause that only
+    points back ("you can do so free of charge") takes its condition's words."""
+    text = without_citation_markers(claim_text)
+    condition = _LEADING_CONDITION.match(text)
+    favour = text[condition.end() :] if condition else text
+    found = _EXCEPTION.search(favour)
+    if found is not None:
+        breaks = [m for m in _FAVOUR_CLAUSE.finditer(favour)]
+        start = max((m.end() for m in breaks if m.end() <= found.start()), default=0)
+        end = min((m.start() for m in breaks if m.start() >= found.end()), default=len(favour))
+        favour = favour[start:end]
+
+    def words(part: str) -> set[str]:
+        return {
+            t
+            for t in content_tokens(part)
+            if t not in _NOISE and t not in _WHEN_WORDS and not _CALENDAR.fullmatch(t)
+        }
+
+    obj = words(favour)
+    if not obj and condition is not None:
+        obj |= words(condition.group(0))
+    return obj
+
+
+def _loose(words: Iterable[str]) -> set[str]:
+    """Stems without a final "e", so "reschedule" meets "rescheduled" ("reschedul")."""
+    return {w[:-1] if len(w) > 4 and w.endswith("e") and not w.endswith("ee") else w for w in words}
+
+
+# Where a granting clause ends: a semicolon, a dash, or a new clause after a comma.
+_FAVOUR_CLAUSE = re.compile(r";|\s[—–-]\s|,\s+(?:after\s+that|otherwise|but|and\s+then)\b", re.I)
 
 
 @lru_cache(maxsize=64)

@@ -86,6 +86,12 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "I completely understand the frustration.",
         "I know that's disappointing.",
         "We would be delighted to welcome you both another time.",
+        # hand43-45 (held out, tenth session): greetings, names and empathy were claims
+        "Hi, thanks for asking.",
+        "Kia ora!",
+        "Thanks for flagging this, Alan.",
+        "I know a jump like this is unwelcome.",
+        "that's a stressful spot to be in.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:
@@ -352,6 +358,22 @@ def test_a_wish_that_states_a_fact_stays_a_claim() -> None:
 def test_empathy_without_content_is_not_a_claim(empathy: str) -> None:
     result = extract_claims(f"I'm sorry, {empathy} The fee is 5 EUR.")
     assert [c.text for c in result.claims] == ["The fee is 5 EUR."]
+
+
+def test_a_greeting_by_name_is_peeled_off_the_content_and_a_bare_word_stays() -> None:
+    result = extract_claims("Hello Maria, your refund of £20 was sent. Refunded.")
+    assert [c.text for c in result.claims] == ["your refund of £20 was sent.", "Refunded."]
+    assert [s.text for s in result.skipped] == ["Hello Maria"]
+
+
+def test_a_disclaimed_promise_is_no_commitment() -> None:
+    for text in (
+        "That's a target rather than a guarantee.",
+        "We can't guarantee a slot.",
+        "There is no guarantee it arrives by Friday.",
+    ):
+        assert claim_type(text) != "commitment", text
+    assert claim_type("We guarantee delivery by Friday.") == "commitment"
 
 
 def test_empathy_words_around_content_keep_the_content() -> None:

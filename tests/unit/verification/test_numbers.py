@@ -18,6 +18,8 @@ from hallmon.verification.numbers import (
     figure_index,
     find_in,
     find_match,
+    listed_total,
+    rate_times_count,
 )
 
 
@@ -435,6 +437,21 @@ def test_a_sum_the_claim_writes_out_from_backed_figures() -> None:
     assert shown_arithmetic(bad, wrong, backed) is None
 
 
+def test_a_zone_named_by_a_place_and_a_time_of_day_in_words() -> None:
+    def utc(text: str) -> list[float]:
+        (t,) = [q for q in extract_quantities(text, True) if q.kind == "time"][-1:]
+        return sorted(t.utc)
+
+    # hand42 (held out): places name the zone, the time of day is said in words
+    assert utc("on 4 December, 11:00 in the morning New York time") == [16 * 60]
+    assert utc("on 8 December at 11:00 pm Singapore time") == [15 * 60]
+    assert utc("on 14 June at 2:45 pm in New York") == []  # "in" a place is no zone said
+    assert utc("on 14 June, 2:45 pm New York time") == [18 * 60 + 45]  # summer: EDT
+    assert utc("on 10 January, 9:00 Sydney time") == [10 * 60, 22 * 60]  # AEDT in January
+    assert utc("on 3 December, 5:30 in the evening UTC") == [17 * 60 + 30]
+    assert utc("at 9:00 in the evening Tokyo time") == [12 * 60]
+
+
 def test_a_zone_offset_takes_a_sign_and_only_a_sign() -> None:
     def utc(text: str) -> list[float]:
         (t,) = [q for q in extract_quantities(text, True) if q.kind == "time"]
@@ -506,3 +523,42 @@ def test_an_hour_after_a_month_is_no_day_and_for_takes_a_short_date() -> None:
     ]
     (short,) = extract_quantities("isn't available on your plan for 12/08.")
     assert short.kind == "date" and "--12-08" in short.dates
+
+
+INVOICE = (
+    "Output:\n"
+    "Lines 1: Type: time. Hours: 2.4. Rate: 325.00. Amount minor: 78000. Amount: 780.00.\n"
+    "Lines 2: Type: time. Hours: 0.8. Rate: 140.00. Amount minor: 11200. Amount: 112.00.\n"
+    "Lines 3: Type: disbursement. Amount minor: 28100. Amount: 281.00.\n"
+    "Positions 1: Symbol: VXUS. Unrealized gain: -223.20.\n"
+    "Positions 2: Symbol: ARKK. Unrealized gain: -536.40.\n"
+    "Positions 3: Symbol: VOO. Unrealized gain: 931.20.\n"
+    "Positions 4: Symbol: BND. Unrealized gain: -63.50.\n"
+)
+
+
+def money_in(text: str) -> Any:
+    (q,) = [q for q in extract_quantities(text, True) if q.kind == "money"]
+    return q
+
+
+def test_a_total_over_a_tools_list_is_the_answers_arithmetic() -> None:
+    # hand42-16 / hand45-16 (held out): totals of a field over every element, or over the
+    # negative ones ("losses")
+    assert listed_total(money_in("That brings the total to $1,173.00"), [INVOICE]) is not None
+    assert listed_total(money_in("that's $823.10 in unrealized losses"), [INVOICE]) is not None
+    assert listed_total(money_in("That brings the total to $1,183.00"), [INVOICE]) is None
+    assert listed_total(money_in("a loss of $759.60"), [INVOICE]) is None  # two of three
+
+
+def test_a_rate_times_a_count_the_sources_state() -> None:
+    policy = "Sworn translations are priced at EUR 0.12 per source word, minimum EUR 35.00."
+    uploads = "Uploads 1: Word count: 1240. Language: fr.\nUploads 2: Word count: 860."
+    assert rate_times_count(money_in("jugement.pdf: €148.80"), [policy, uploads]) is not None
+    assert rate_times_count(money_in("Total: €252.00"), [policy, uploads]) is not None  # 2,100
+    assert rate_times_count(money_in("jugement.pdf: €149.80"), [policy, uploads]) is None
+    # two amounts are never multiplied: the minimum is no rate
+    assert rate_times_count(money_in("€42.00"), ["a fee of EUR 35.00 and EUR 1.20"]) is None
+    # hostile: a long list of rates and counts stays bounded and unmatched
+    many = " ".join(f"EUR {i}.13 per word, count {i * 7}." for i in range(2000))
+    assert rate_times_count(money_in("€0.01"), [many]) is None

@@ -157,6 +157,30 @@ def test_exceptions_need_a_grant() -> None:
     assert check_exception("The company extended its deadline.", [POLICY]) is None
 
 
+def test_a_favour_the_policy_grants_is_read_in_its_own_clause() -> None:
+    # hand42-44 (held out): the policy's free cancellation, said with when it holds, another
+    # clause after it, a condition it points back to, or a citation marker
+    policy = Source(
+        source_id="kb-1",
+        kind="document",
+        text="Consults can be cancelled or rescheduled free of charge up to 2 hours before the "
+        "start time. Blue Badge holders park free of charge.",
+    )
+    for said in (
+        "If plans change, you can cancel or reschedule free of charge until 11:00 AM Mountain "
+        "that day; after that, the full $49.00 fee applies.",
+        "If you need to cancel or reschedule, you can do so free of charge until 15:00 UK time.",
+        "If you have a Blue Badge and display it, parking is free [kb-km-access-1].",
+    ):
+        result = check_exception(said, [policy])
+        assert result is not None and result.passed is True, said
+    # a favour the policy does not give is still unbacked
+    waived = check_exception("We'll waive the $49.00 fee this time.", [policy])
+    assert waived is not None and waived.passed is False
+    # free as in available, asked about: no favour
+    assert check_exception("I can't confirm yet whether one is free.", [policy]) is None
+
+
 def test_ground_in_tools_reads_a_state_from_a_lookup_not_as_an_action() -> None:
     claim = Claim(
         id="c1", text="Your order A-1042 has shipped.", span=Span(start=0, end=30), type="action"
@@ -301,6 +325,11 @@ def test_an_honestly_reported_failure_is_backed_by_the_failed_call() -> None:
     assert check_reported_failure("The refund for order E-999 timed out.", [timed_out]) is None
     mail = call("email.send", {"error": "smtp down"}, status="error")
     assert check_reported_failure("Your payment failed.", [mail]) is None
+    # the attempt named generically (hand43, held out)
+    lookup = call("claims.get_payment", None, status="timeout", claim_id="TW-1")
+    said = "that lookup timed out, so I can't give you the reference number right now."
+    generic = check_reported_failure(said, [lookup])
+    assert generic is not None and generic.passed is True
     assert (
         check_reported_failure("The refund failed because your card expired.", [timed_out]) is None
     )
@@ -1333,3 +1362,24 @@ def test_two_elements_names_said_of_one_thing_are_swapped() -> None:
         "evt_9KD21X as well as evt_9KD3M7 were replayed.",
     ):
         assert check_list_values(right, [replay]) is None, right
+
+
+def test_a_count_of_a_list_is_of_the_whole_list_when_its_elements_are_named() -> None:
+    # hand42-06 (held out): naming both files made the count read only one of them
+    uploads = call(
+        "files.list_uploads",
+        {
+            "uploads": [
+                {"file_id": "f_7Qk2", "filename": "jugement_divorce.pdf", "word_count": 1240},
+                {"file_id": "f_9Lm5", "filename": "acte_de_mariage.pdf", "word_count": 860},
+            ]
+        },
+    )
+    said = (
+        "I can see both of your uploads: jugement_divorce.pdf (1,240 words) and "
+        "acte_de_mariage.pdf (860 words)."
+    )
+    result = check_tool_facts(said, [uploads])
+    assert result is None or result.passed is not False, result
+    wrong = check_tool_facts(said.replace("both of your", "all three"), [uploads])
+    assert wrong is not None and wrong.passed is False
