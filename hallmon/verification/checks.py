@@ -1375,6 +1375,15 @@ _DENIES = re.compile(
 )
 
 
+# The words that say what a commitment gives, to find the policy clause that speaks of it.
+_PROMISE_WORD = re.compile(
+    r"\b(?:guarantee\w*|free|waive\w*|refund\w*|exception\w*|promise\w*|cover\w*|eligible|"
+    r"entitled|accept\w*|allow\w*|replace\w*|reimburs\w*|extend\w*|upgrade\w*)\b",
+    re.I,
+)
+_POLICY_CLAUSE = re.compile(r";|,\s+(?:but|while|whereas)\b|\.\s+")
+
+
 def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A commitment is backed only when a source commits to the same thing.
 
@@ -1406,8 +1415,15 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         )
     overlap, committing, sid, sentence = best
     # A negation inside a condition ("if you can't get used to them, we'll remake them")
-    # refuses nothing.
-    if _DENIES.search(_CONDITION_CLAUSE.sub(" ", sentence)) and not _DENIES.search(claim_text):
+    # refuses nothing, nor one in another clause ("free of charge up to 24 hours before the
+    # start; later cancellations are not refunded"): the clause that says what is granted.
+    key = content_tokens(" ".join(m.group(0) for m in _PROMISE_WORD.finditer(claim_text)))
+    clause = max(
+        _POLICY_CLAUSE.split(sentence),
+        # the clause with what is promised ("guaranteed", "free of charge"), then the most words
+        key=lambda part: (bool(key & content_tokens(part)), len(obj & content_tokens(part))),
+    )
+    if _DENIES.search(_CONDITION_CLAUSE.sub(" ", clause)) and not _DENIES.search(claim_text):
         # "We can accept the return of the opened software" against "Opened software cannot
         # be returned": the closest source sentence refuses what the claim grants.
         return CheckResult(

@@ -104,6 +104,13 @@ _CURRENCY_WORDS = {
     "rupees": "INR",
     "inr": "INR",
 }
+# ISO codes said before an amount; other dollars map to None (see `extract_quantities`).
+_CODES = {
+    "USD": "USD", "EUR": "EUR", "GBP": "GBP", "JPY": "JPY", "INR": "INR", "CHF": "CHF",
+    "SEK": "SEK", "NOK": "NOK", "DKK": "DKK", "ZAR": "ZAR", "PLN": "PLN", "CZK": "CZK",
+    "CAD": None, "AUD": None, "NZD": None, "SGD": None, "HKD": None, "MXN": None,
+}  # fmt: skip
+_CODE_BEFORE_AMOUNT = re.compile(r"\b(" + "|".join(_CODES) + r") ?$")
 _DURATION_DAYS = {
     "day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0,
     "month": 30.4375, "months": 30.4375, "year": 365.25, "years": 365.25,
@@ -220,9 +227,17 @@ _ZONES: dict[str, tuple[float, ...]] = {
 }  # fmt: skip
 ZONE_NAMES = frozenset(_ZONES)
 """Names of time zones and of the places that name one ("Mountain", "Singapore")."""
+# Places (not zone words) may follow "in": "2:45 pm in New York", "at 18:15 in London".
+_PLACES = "|".join(
+    n.replace(" ", r"\s+")
+    for n in sorted(_ZONES, key=len, reverse=True)
+    if len(n) > 3 and n not in ("eastern", "central", "mountain", "pacific", "atlantic", "zulu")
+)
 _ZONE_AFTER = re.compile(
     # a hyphen after the name only as an offset's sign ("UTC-5", not "ET-based")
-    r"\s*\(?\s*(?:(?P<name>"
+    r"\s*\(?\s*(?:in\s+(?=(?:"
+    + _PLACES
+    + r")\b))?(?:(?P<name>"
     + "|".join(n.replace(" ", r"\s+") for n in sorted(_ZONES, key=len, reverse=True))
     + r")\b(?!-\D)"
     # the sign is "+", "-" or "−" (a class "[+-−]" would be the range from "+" to "−", which
@@ -282,6 +297,8 @@ def _season(text: str) -> int | None:
 
 
 _DAYPART = re.compile(r"\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+night)\b", re.I)
+
+_ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)\s?[+\-−]?$", re.I)
 
 _RANGE_TO_TIME = re.compile(
     r"\s*(?:to|-|–|until|till|and)\s*\d{1,2}(?::\d{2})?(?::\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?", re.I
@@ -589,6 +606,8 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         literal = m.group("num")
         if _VERSION.match(text, m.start("num")):
             continue  # "2.0.1" is a version, not a number
+        if _ZONE_OFFSET_BEFORE.search(text, max(0, m.start() - 5), m.start()):
+            continue  # "Singapore time (UTC+8)": a zone's offset, read with its time
         glued = m.group("glued")
         # One-letter scales only when glued ("4.2m", "$5k"): "819 B State St" is an address.
         scale_word = (m.group("scale") or m.group("scale1") or "").lower()
@@ -627,13 +646,21 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             # "excess pence per mile 9", "Fee pence: 73": also read in pounds ("9p")
             in_pence = _PENCE_KEY.search(text[max(0, start - 40) : start]) is not None
         end = m.end()
+        coded = False
         if currency is None and unit in _CURRENCY_WORDS:
             currency = _CURRENCY_WORDS[unit]
             end = m.end() + unit_match.end() if unit_match else end
+        elif currency is None and not m.group("sym"):
+            # "CAD 45.00", "EUR 0.12 per word": an ISO code before the amount (a dollar other
+            # than the US one stays without a currency: "$45" may be said of it)
+            code = _CODE_BEFORE_AMOUNT.search(text, max(0, start - 4), start)
+            if code is not None:
+                coded = True
+                currency = _CODES.get(code.group(1))
         kind: QuantityKind = "number"
         if m.group("pct"):
             kind = "percent"
-        elif currency:
+        elif currency or coded:
             kind = "money"
         # The look-backs read a bounded window: searching the whole prefix for every number
         # made extraction quadratic in the answer's length.
@@ -1649,7 +1676,7 @@ def _arithmetic(q: Quantity, own: Sequence[Quantity], known: Sequence[Quantity])
     length of time. The
     results are computed once per claim (`_results`), so each missing figure costs a lookup,
     not a product of the lists."""
-    values = [v for v in q.values if q.currency or v >= 100 or v != int(v)]
+    values = [v for v in q.values if q.kind == "money" or v >= 100 or v != int(v)]
     if not values:
         return None
 

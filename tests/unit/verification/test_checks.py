@@ -972,3 +972,30 @@ def test_a_time_said_again_without_its_zone_and_a_deadline_on_both_sides() -> No
     assert check_numbers(again.replace("8:00", "9:00"), [], sources, answer).passed is False
     deadline = "It can be rescheduled free of charge up to 48 hours before its window starts."
     assert check_numbers(deadline, [], sources).passed is True
+
+
+def test_a_refusal_in_another_clause_of_the_policy_refuses_nothing_granted() -> None:
+    # hand42-09 (held out): the free change is granted; only later cancellations are refused
+    policy = Source(
+        source_id="kb",
+        kind="document",
+        text="Consultations can be cancelled or rescheduled free of charge up to 24 hours "
+        "before the start time; later cancellations are not refunded.",
+    )
+    granted = check_commitment(
+        "If you need to cancel or reschedule, you can do so free of charge until 15:00.", [policy]
+    )
+    assert granted.passed is not False, granted.detail
+    refused = check_commitment("We can refund a cancellation made later than that.", [policy])
+    assert refused.passed is False
+
+
+def test_the_clause_that_speaks_of_the_promise_decides() -> None:
+    # hand11-16: the priority clause shares more words; the refusal is of what is promised
+    policy = Source(
+        source_id="a",
+        kind="document",
+        text="Siblings of current pupils are given priority, but a place is not guaranteed.",
+    )
+    said = "As a sibling of a current pupil, your daughter is guaranteed a place."
+    assert check_commitment(said, [policy]).passed is False

@@ -445,7 +445,7 @@ def test_a_zone_named_by_a_place_and_a_time_of_day_in_words() -> None:
     # hand42 (held out): places name the zone, the time of day is said in words
     assert utc("on 4 December, 11:00 in the morning New York time") == [16 * 60]
     assert utc("on 8 December at 11:00 pm Singapore time") == [15 * 60]
-    assert utc("on 14 June at 2:45 pm in New York") == []  # "in" a place is no zone said
+    assert utc("on 14 June at 2:45 pm in New York") == [18 * 60 + 45]  # EDT in June
     assert utc("on 14 June, 2:45 pm New York time") == [18 * 60 + 45]  # summer: EDT
     assert utc("on 10 January, 9:00 Sydney time") == [10 * 60, 22 * 60]  # AEDT in January
     assert utc("on 3 December, 5:30 in the evening UTC") == [17 * 60 + 30]
@@ -562,3 +562,24 @@ def test_a_rate_times_a_count_the_sources_state() -> None:
     # hostile: a long list of rates and counts stays bounded and unmatched
     many = " ".join(f"EUR {i}.13 per word, count {i * 7}." for i in range(2000))
     assert rate_times_count(money_in("€0.01"), [many]) is None
+
+
+def test_a_currency_code_before_an_amount_makes_it_money() -> None:
+    found = [(q.kind, q.currency) for q in extract_quantities("CHF 39.00/day, EUR 0.12 per word")]
+    assert found == [("money", "CHF"), ("money", "EUR")]
+    # a dollar other than the US one is money of no known currency ("$45" may be said of it)
+    (cad,) = extract_quantities("CAD 45.00", True)
+    assert cad.kind == "money" and cad.currency is None
+    assert [q.kind for q in extract_quantities("a USB 3 port", True)] == ["number"]
+
+
+def test_a_zone_offset_is_no_figure_and_in_a_place_names_its_zone() -> None:
+    assert extract_quantities("here it is in Singapore time (UTC+8), as you asked", True) == ()
+    (kickoff,) = [
+        q
+        for q in extract_quantities("on 14 June, 2:45 pm in New York (EDT)", True)
+        if q.kind == "time"
+    ]
+    assert sorted(kickoff.utc) == [18 * 60 + 45]
+    (park,) = [q for q in extract_quantities("at 5 pm in Central Park", True) if q.kind == "time"]
+    assert park.utc == frozenset()  # "in Central" is no zone
