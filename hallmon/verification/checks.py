@@ -1417,11 +1417,11 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     # A negation inside a condition ("if you can't get used to them, we'll remake them")
     # refuses nothing, nor one in another clause ("free of charge up to 24 hours before the
     # start; later cancellations are not refunded"): the clause that says what is granted.
-    key = content_tokens(" ".join(m.group(0) for m in _PROMISE_WORD.finditer(claim_text)))
+    given = content_tokens(" ".join(m.group(0) for m in _PROMISE_WORD.finditer(claim_text)))
     clause = max(
         _POLICY_CLAUSE.split(sentence),
         # the clause with what is promised ("guaranteed", "free of charge"), then the most words
-        key=lambda part: (bool(key & content_tokens(part)), len(obj & content_tokens(part))),
+        key=lambda part: (bool(given & content_tokens(part)), len(obj & content_tokens(part))),
     )
     if _DENIES.search(_CONDITION_CLAUSE.sub(" ", clause)) and not _DENIES.search(claim_text):
         # "We can accept the return of the opened software" against "Opened software cannot
