@@ -43,9 +43,12 @@ under load: an answer lost in about one run in three):
    past records whose offsets were never acked, and no record ever comes to show the hole (a
    CI run of the rebalance test saw 18 of 60 streams lose the last events of a partition this
    way and time out). Here a partition that is idle (nothing of it in flight, acked or
-   queued) while the client's position stays past the commit head for `quiet_s` is read again
-   from the head, once per head (`StalledTails`; a head that stays put after that is a gap in
-   the log, such as a transaction marker). Its other face, an input partition still paused
+   queued) while the client's position stays past the records handled (committed) or handed
+   to an agent since its last seek for `quiet_s` is read again from there, once per such
+   offset (`StalledTails`; one that stays put after that is a gap in the log, such as a
+   transaction marker, and a partition that showed one is known to have them). The position is
+   read from the client's state: aiokafka's `position()` waits in the client's thread for a
+   valid one, and the fetches queue behind it. Its other face, an input partition still paused
    after the rebalance ended (its records never returned at all), is resumed.
 
 A sixth, a message acked although its handler raised or was cancelled (faust acks in a

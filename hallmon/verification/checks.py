@@ -22,6 +22,7 @@ from hallmon.verification.numbers import (
     FigureIndex,
     Quantity,
     closest,
+    counted_fields,
     counts_in,
     derived_from,
     differs_by_one_digit,
@@ -155,8 +156,16 @@ def check_numbers(
             for a in backed_figures(answer_text, tuple(s.text for s in sources))
             if not any(a.values & w.values for w in wanted)
         ]
-        counts = counts_in(claim_text)
         source_texts = tuple(s.text for s in sources)
+        # counts the claim states, then those the tools' count fields state ("Nights: 5")
+        counts = counts_in(claim_text)
+        counts += tuple(
+            n
+            for n in sorted(
+                {n for s in sources if s.kind == "tool_result" for n in counted_fields(s.text)}
+            )
+            if n not in counts
+        )[:3]
         # The answer's own arithmetic ("45 minutes before 08:30", "20% of the remaining $600,
         # which is $120"): each figure from grounded ones and those worked out before it, so
         # that no two wrong figures back each other.
@@ -1122,7 +1131,8 @@ _STATE_VERB = (
 # "the Amsterdam gateway is showing as operational"): no subject list limits these.
 _LIVE_STATES = (
     "online", "offline", "operational", "connected", "disconnected", "reachable", "unreachable",
-    "up and running",
+    "up and running", "working normally", "working fine", "functioning normally", "degraded",
+    "under maintenance",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
@@ -1231,9 +1241,20 @@ def _state_values(body: str, claim_text: str) -> set[str]:
     list only the elements the claim names when it names some ("the Amsterdam gateway")."""
     lines = _state_lines(body)
     claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
+    claim_parts = {p for w in claim_words for p in re.split(r"[_-]", w) if len(p) >= 3}
+    # of a list, the elements whose names say most of what the claim says ("the mobile ticket
+    # wallet" is `mobile_ticket_wallet`, not `ticket_purchase`)
+    best: dict[str, int] = {}
+    said: list[int] = []
+    for listed, names, _ in lines:
+        parts = {p for n in names for p in re.split(r"[_-]", n) if len(p) >= 3}
+        hits = len(names & claim_words) * 10 + len(parts & claim_parts)
+        said.append(hits)
+        if listed is not None and hits:
+            best[listed] = max(best.get(listed, 0), hits)
     named: dict[str, set[int]] = {}
-    for i, (listed, names, _) in enumerate(lines):
-        if listed is not None and names & claim_words:
+    for i, (listed, _, _) in enumerate(lines):
+        if listed is not None and listed in best and said[i] == best[listed]:
             named.setdefault(listed, set()).add(i)
     words: set[str] = set()
     for i, (listed, _, value_words) in enumerate(lines):

@@ -1655,6 +1655,23 @@ def counts_in(text: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+# A tool's field that counts things ("Nights: 5.", "Rental days: 4", "Guests: 2").
+_COUNT_FIELD = re.compile(
+    r"(?:^|(?<=[.:] )|\n)(?:[A-Z][a-z]*\s)?(?:nights|days|rental days|quantity|qty|guests|people|"
+    r"passengers|travell?ers|seats|tickets|units|items|participants|adults|children|sessions|"
+    r"lessons|weeks|months)(?: count)?: (?P<n>\d{1,3})\.(?= |$|\n)",
+    re.I | re.M,
+)
+
+
+@lru_cache(maxsize=256)
+def counted_fields(text: str) -> tuple[int, ...]:
+    """Counts a tool's output states in fields named for what they count: how many times a
+    total may take a rate ("$58.00 a night plus $6.00 a night ... $320.00" over "Nights: 5")."""
+    found = {int(m.group("n")) for m in islice(_COUNT_FIELD.finditer(text), 64)}
+    return tuple(sorted(n for n in found if 2 <= n <= 60))
+
+
 def _length_unit(unit: str | None) -> str:
     """The unit of a length of time ("day", "minute"), or "" for any other figure."""
     key = _unit_key(unit)
@@ -1726,7 +1743,10 @@ def _results(
             if (x, xt) == (y, yt):
                 continue
             moneyish = xu == "" or yu == ""
-            if xu == yu:
+            # an amount plus or minus a count of things is no working ("$219.98" is not
+            # "2 bags" from "$221.98"); a tool's amount without its currency still adds up
+            counted = (xc is None and _THINGS.search(xt)) or (yc is None and _THINGS.search(yt))
+            if xu == yu and not ((xc or yc) and counted):
                 made.append((x + y, ((xc, yc), f"{xt} + {yt}", moneyish)))
                 made.append((abs(x - y), ((xc, yc), f"{xt} - {yt}", moneyish)))
             # an amount times a count or rate the claim states ("52 x $18.50"; not "$3.50"
@@ -1736,6 +1756,8 @@ def _results(
     made.sort(key=lambda m: m[0])
     return [m[0] for m in made], [m[1] for m in made]
 
+
+_THINGS = re.compile(r"\d\s+[a-z]")  # "2 bags", "5 nights": a count of things
 
 _WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _WEEKDAY = re.compile(

@@ -179,6 +179,17 @@ class ToolCall:
                 out.append((key, frozenset().union(*(q.values for q in found))))
         return out
 
+    def utc_times(self) -> list[tuple[str, frozenset[float]]]:
+        """(key, minutes of the day in UTC) of the time fields whose zone is known."""
+        out = []
+        for key, value in self.fields:
+            if not _ISO_VALUE.match(value):
+                continue
+            found = [q for q in distinct_quantities(value) if q.kind == "time" and q.utc]
+            if found:
+                out.append((key, frozenset().union(*(q.utc for q in found))))
+        return out
+
 
 _CLOCK_VALUE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
 
@@ -582,9 +593,12 @@ def _compare(
         # beside a time of this call, another call's time is context ("your 10:40
         # appointment moved to 15:00"); alone, a slot a search listed is not what was done
         timed = any(q.values & t for q in clock for _, t in times)
+        zoned = call.utc_times() if any(q.utc for q in clock) else []
         for q in clock:
             if not times or any(q.values & t for _, t in times):
                 continue
+            if q.utc and any(q.utc & u for _, u in zoned):
+                continue  # "1:00 PM Mountain time" is the call's 2026-12-10T20:00:00Z
             said = ", ".join(f"{k.split('.', 1)[-1]}" for k, _ in times[:3])
             # another call's time, or one a policy or an earlier turn states ("so your son can
             # take you after he finishes work at 1pm")

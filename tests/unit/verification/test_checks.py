@@ -999,3 +999,45 @@ def test_the_clause_that_speaks_of_the_promise_decides() -> None:
     )
     said = "As a sibling of a current pupil, your daughter is guaranteed a place."
     assert check_commitment(said, [policy]).passed is False
+
+
+def test_a_rate_sum_times_a_count_the_tool_states() -> None:
+    # hand43-20 (held out): two nightly rates over the reservation's 5 nights
+    tool = Source(
+        source_id="tool:boarding.get_reservation:c1",
+        kind="tool_result",
+        text="Output:\nReservation id: BRD-1.\nNights: 5.\nNightly rate: 58.00 USD.\n"
+        "Add ons 1: Name: Medication administration. Per night: 6.00 USD.",
+    )
+    said = "At $58.00 a night plus $6.00 a night for medication, the stay comes to ${}."
+    assert check_numbers(said.format("320.00"), [], [tool]).passed is True
+    assert check_numbers(said.format("330.00"), [], [tool]).passed is False
+
+
+def test_an_amount_less_a_count_of_things_is_no_working() -> None:
+    # hand43-02 (held out): "$219.98" had been read as "$221.98" less "2 bags"
+    tool = Source(
+        source_id="tool:orders.get_order:c1",
+        kind="tool_result",
+        text="Output:\nLines 1: Item: Layer pellets. Bags: 8. Unit price: 24.50 USD.\n"
+        "Lines 2: Item: Oyster shell. Bags: 2. Unit price: 12.99 USD.\n"
+        "Merchandise: 221.98 USD.",
+    )
+    said = "That's 8 bags at $24.50 and 2 bags at $12.99, which makes ${} in merchandise."
+    assert check_numbers(said.format("219.98"), [], [tool]).passed is False
+    assert check_numbers(said.format("221.98"), [], [tool]).passed is True
+
+
+def test_a_state_is_read_from_the_list_element_the_claim_names_by_its_parts() -> None:
+    # hand44-12 (held out): "the mobile ticket wallet" is `mobile_ticket_wallet`, degraded
+    status = Source(
+        source_id="tool:status.get_components:c1",
+        kind="tool_result",
+        text="Tool status.get_components (call c1) returned status ok.\nOutput:\n"
+        "Components 1: Name: ticket_purchase. State: operational.\n"
+        "Components 2: Name: mobile_ticket_wallet. State: degraded. Incident id: INC-4471.\n"
+        "Components 3: Name: turnstile_scanning. State: operational.",
+    )
+    working = "The mobile ticket wallet is working normally at the moment."
+    assert check_system_state(working, [status]).passed is False
+    assert check_system_state("The mobile ticket wallet is degraded.", [status]).passed is True

@@ -1383,3 +1383,16 @@ def test_a_count_of_a_list_is_of_the_whole_list_when_its_elements_are_named() ->
     assert result is None or result.passed is not False, result
     wrong = check_tool_facts(said.replace("both of your", "all three"), [uploads])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_booked_time_in_the_users_zone_is_the_calls_time_in_utc() -> None:
+    # hand43-01 (held out): "1:00 PM Mountain time" on 10 December is 20:00Z
+    book = call(
+        "appointments.book",
+        {"booking_id": "BK-5530172", "status": "confirmed", "start": "2026-12-10T20:00:00Z"},
+        slot_id="TV-88219",
+    )
+    said = "I've booked the consult for Thursday, December 10 at {} (booking BK-5530172)."
+    assert check_action(said.format("1:00 PM Mountain time"), [book]).passed is True
+    assert check_action(said.format("2:00 PM Mountain time"), [book]).passed is False
+    assert check_action(said.format("8:00 PM UTC"), [book]).passed is True
