@@ -24,6 +24,7 @@ from hallmon.verification.numbers import (
     closest,
     counted_fields,
     counts_in,
+    deadline_before,
     derived_from,
     differs_by_one_digit,
     distinct_quantities,
@@ -184,6 +185,7 @@ def check_numbers(
                     or left_over(q, backed, claim_text)
                     or listed_total(q, source_texts)
                     or rate_times_count(q, source_texts, own)
+                    or deadline_before(q, [w for w in wanted if w.kind == "time"], source_texts)
                 )
                 if computed is not None:
                     found.append(computed)

@@ -184,6 +184,10 @@ _POLITE_CORE = (
     r"|(?:it|that|this)(?:['’]s|\s+is|\s+must\s+be|\s+sounds\s+like)\s+an?\s+(?:really\s+|very\s+)?"
     r"(?:stressful|frustrating|difficult|tough|hard|worrying|rough|upsetting|awkward)\s+"
     r"(?:spot|situation|position|time|place|thing|experience|wait)(?:\s+to\s+be\s+in)?"
+    # a hedge on what was just said ("That's a target rather than a guarantee")
+    r"|(?:that|this|it)(?:['’]s|\s+is)\s+(?:only\s+|just\s+)?(?:an?\s+)?(?:target|estimate|"
+    r"guide|rough\s+guide|indication|expectation|aim)(?:\s*,)?\s+(?:rather\s+than|not)\s+an?\s+"
+    r"(?:guarantee|promise|commitment)"
     # a greeting before the content ("Hi, thanks for asking", "Kia ora!")
     r"|(?:hi|hello|hey|hiya|greetings|good\s+(?:morning|afternoon|evening)|kia\s+ora|g['’]day|"
     rf"howdy|aloha|hola|bonjour|hallo|ciao)(?:\s+(?:there|all|everyone|team|folks|{_VOCATIVE}))?"

@@ -1938,3 +1938,60 @@ def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] 
             if any(abs(r * n - v) <= tolerance for r in rate.values for v in q.values):
                 return f"{q.describe()} is {rate.describe()} × {what}"
     return None
+
+
+# --- a deadline some hours or days before a booked moment ------------------------------------
+
+_ISO_MOMENT = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})")
+_SPAN = re.compile(r"\b(\d{1,3})\s*(?:-\s*)?(hours?|hrs?|days?)\b", re.I)
+
+
+@lru_cache(maxsize=256)
+def _moments(text: str) -> tuple[tuple[str, float], ...]:
+    """(ISO date, minutes of the day on its own clock) of the date-times a source states."""
+    out = []
+    for m in islice(_ISO_MOMENT.finditer(text), 64):
+        y, mo, d, h, mi = (int(g) for g in m.groups())
+        if _valid(y, mo, d) and h < 24 and mi < 60:
+            out.append((_iso(y, mo, d), float(h * 60 + mi)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)
+def _spans_in_days(text: str) -> tuple[int, ...]:
+    """Whole days a source states as a length ("24 hours", "48-hour", "2 days")."""
+    out = set()
+    for m in islice(_SPAN.finditer(text), 64):
+        n, unit = int(m.group(1)), m.group(2).lower()
+        if unit.startswith("h") and n % 24 == 0 and 0 < n <= 720:
+            out.add(n // 24)
+        elif unit.startswith("d") and 0 < n <= 60:
+            out.add(n)
+    return tuple(sorted(out))
+
+
+def deadline_before(
+    q: Quantity, claim_times: Sequence[Quantity], texts: Sequence[str]
+) -> str | None:
+    """How a date of the claim is a booked moment less a length the sources state, said with
+    the moment's own time ("free of charge until 15:00 on Monday 7 December" for a start at
+    2026-12-08T15:00 and "up to 24 hours before the start time"), or None. The claim must
+    say that clock time: a length alone would back any date a day from a stated one."""
+    if q.kind != "date" or not q.dates or not claim_times:
+        return None
+    clock = {v for t in claim_times for v in t.values}
+    spans = {n for text in texts for n in _spans_in_days(text)}
+    if not spans:
+        return None
+    for text in texts:
+        for iso, minutes in _moments(text):
+            if minutes not in clock:
+                continue
+            for n in sorted(spans):
+                # a day, not the month _shifted also offers
+                earlier = {e for e in _shifted(iso, 0, -n) if len(e) == 10 or e.startswith("--")}
+                if earlier & q.dates or any(
+                    x.startswith("--") and any(e.endswith(x[1:]) for e in earlier) for x in q.dates
+                ):
+                    return f"{q.describe()} is {n} day(s) before {iso} (a length a source states)"
+    return None

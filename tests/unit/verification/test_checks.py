@@ -1041,3 +1041,24 @@ def test_a_state_is_read_from_the_list_element_the_claim_names_by_its_parts() ->
     working = "The mobile ticket wallet is working normally at the moment."
     assert check_system_state(working, [status]).passed is False
     assert check_system_state("The mobile ticket wallet is degraded.", [status]).passed is True
+
+
+def test_a_deadline_a_stated_length_before_a_booked_moment_said_with_its_time() -> None:
+    # hand42-09 / hand42-13 / hand44-11 (held out): "free until 15:00 on Monday 7 December"
+    sources = [
+        Source(
+            source_id="kb",
+            kind="document",
+            text="Consultations can be rescheduled free of charge up to 24 hours before the start.",
+        ),
+        Source(
+            source_id="tool:bookings.get:c1",
+            kind="tool_result",
+            text="Output:\nBooking id: CNS-44190.\nStart: 2026-12-08T15:00:00+00:00.",
+        ),
+    ]
+    said = "You can reschedule free of charge until {} on {}."
+    assert check_numbers(said.format("15:00", "Monday 7 December"), [], sources).passed is True
+    assert check_numbers(said.format("15:00", "Sunday 6 December"), [], sources).passed is False
+    # without the moment's time said, a length alone backs no date
+    assert check_numbers("You can reschedule until Monday 7 December.", [], sources).passed is False

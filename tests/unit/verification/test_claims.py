@@ -92,6 +92,7 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "Thanks for flagging this, Alan.",
         "I know a jump like this is unwelcome.",
         "that's a stressful spot to be in.",
+        "That's a target rather than a guarantee.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:
