@@ -263,6 +263,14 @@ def test_a_tail_being_handled_or_moving_is_not_stalled() -> None:
     assert tails.observe(P0, 40, 52, now=70.0) is None
 
 
+def ticks_of(consumer: Any, *times: float) -> None:
+    async def ticks() -> None:
+        for now in times:
+            await consumer._reread_stalled_tails(now)
+
+    asyncio.run(ticks())
+
+
 def stalled_consumer(position: int, committed: int | None, in_flight: list[Any]) -> Any:
     consumer = OrderedConsumer.__new__(OrderedConsumer)
     consumer._positions = ReadPositions(next_offset={P0: position})
@@ -306,11 +314,7 @@ def stalled_consumer(position: int, committed: int | None, in_flight: list[Any])
 def test_the_consumer_reads_a_stalled_tail_again_from_its_commit_head() -> None:
     consumer = stalled_consumer(position=52, committed=40, in_flight=[])
 
-    async def ticks() -> None:
-        for now in (10.0, 12.0, 14.0, 16.0):
-            await consumer._reread_stalled_tails(now)
-
-    asyncio.run(ticks())
+    ticks_of(consumer, 10.0, 12.0, 14.0, 16.0)
     # Read again from the head, once; the changelog (table recovery's) is never touched.
     assert consumer.sought == [{P0: 40}]
     assert consumer._positions.next_offset[P0] == 40
@@ -320,11 +324,7 @@ def test_with_nothing_committed_the_head_is_where_the_last_seek_put_the_partitio
     consumer = stalled_consumer(position=12, committed=None, in_flight=[])
     consumer._read_offset[P0] = 0  # faust keeps a committed 0 as None; the seek said 0
 
-    async def ticks() -> None:
-        for now in (10.0, 12.0, 14.0, 16.0):
-            await consumer._reread_stalled_tails(now)
-
-    asyncio.run(ticks())
+    ticks_of(consumer, 10.0, 12.0, 14.0, 16.0)
     assert consumer.sought == [{P0: 0}]
 
 
@@ -334,23 +334,11 @@ def test_an_input_left_paused_after_a_rebalance_is_resumed() -> None:
     consumer._get_active_partitions = lambda: active
     consumer.resume_partitions = active.update
 
-    async def ticks(*times: float) -> None:
-        for now in times:
-            await consumer._reread_stalled_tails(now)
-
-    asyncio.run(ticks(10.0, 12.0))
+    ticks_of(consumer, 10.0, 12.0)
     assert active == set()  # paused for a moment (a restore, a seek) is left alone
-    asyncio.run(ticks(14.0, 16.0))
+    ticks_of(consumer, 14.0, 16.0)
     assert active == {P0}
     assert consumer.sought == []
-
-
-def ticks_of(consumer: Any, *times: float) -> None:
-    async def ticks() -> None:
-        for now in times:
-            await consumer._reread_stalled_tails(now)
-
-    asyncio.run(ticks())
 
 
 def test_a_commit_that_failed_is_no_stalled_tail() -> None:
@@ -389,11 +377,7 @@ def test_the_consumer_leaves_a_partition_with_messages_in_flight_alone() -> None
         position=52, committed=40, in_flight=[SimpleNamespace(tp=P0, offset=40)]
     )
 
-    async def ticks() -> None:
-        for now in (10.0, 20.0, 30.0):
-            await consumer._reread_stalled_tails(now)
-
-    asyncio.run(ticks())
+    ticks_of(consumer, 10.0, 20.0, 30.0)
     assert consumer.sought == []
 
 
