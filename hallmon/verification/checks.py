@@ -186,6 +186,7 @@ def check_numbers(
                     or listed_total(q, source_texts)
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, [w for w in wanted if w.kind == "time"], source_texts)
+                    or _same_moment(q, backed)
                 )
                 if computed is not None:
                     found.append(computed)
@@ -207,6 +208,17 @@ def check_numbers(
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+def _same_moment(q: Quantity, backed: Sequence[Quantity]) -> str | None:
+    """A zoned time that is a backed zoned time of the claim said in another zone ("at 18:15
+    in London — 1:15 pm New York time"), or None."""
+    if q.kind != "time" or not q.utc:
+        return None
+    for b in backed:
+        if b is not q and b.kind == "time" and b.utc & q.utc and not b.values & q.values:
+            return f"{q.describe()} is {b.describe()} in another zone"
+    return None
 
 
 def _missing(q: Quantity, near: Quantity | None) -> str:

@@ -298,6 +298,9 @@ def _season(text: str) -> int | None:
 
 _DAYPART = re.compile(r"\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+night)\b", re.I)
 
+_OFFSET_KEY = re.compile(
+    r"\b(?:offset|delta|change|diff|difference|shift)\b[\w ]{0,20}:\s*[-−]?$", re.I
+)
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)\s?[+\-−]?$", re.I)
 
 _RANGE_TO_TIME = re.compile(
@@ -357,7 +360,7 @@ _HALF_DURATION = re.compile(
 )
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
 _UNIT_KEY = re.compile(
-    r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*$", re.I
+    r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*[-−]?$", re.I
 )
 _PENCE_KEY = re.compile(r"\b(?:pence|cents)\b[^.:;\d]{0,24}:?\s*$", re.I)
 _KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
@@ -672,7 +675,12 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         if claim and (_OUT_OF.search(before) or _PER_WEEK.match(text, end)):
             continue  # "3.5 out of 5 stars", "seven days a week": scales and rates
         made = _make(text, kind, start, end, value, literal, scale, currency, unit)
-        take(replace(made, values=frozenset({value, value / 100})) if in_pence else made)
+        if in_pence:
+            made = replace(made, values=frozenset({value, value / 100}))
+        elif value < 0 and not claim and _OFFSET_KEY.search(text[max(0, start - 40) : start]):
+            # "Gates open offset min: -90": the answer says "90 minutes earlier"
+            made = replace(made, values=frozenset({value, -value}))
+        take(made)
 
     for m in _HALF_DURATION.finditer(text):
         # "an hour and a half", "half an hour", "two and a half days": a length, as "1.5 hours"
@@ -1374,6 +1382,7 @@ def _with_own(
 
 
 _POINTS = frozenset({"percentage", "point", "pp", "ppt"})
+_BASIS_POINTS = frozenset({"basis", "bps", "bp"})
 
 
 def _percent_from(q: Quantity, known: Sequence[Quantity]) -> str | None:
@@ -1426,6 +1435,12 @@ def _percent_of(
     # the first few of each (islice: a context of thousands of figures is not read whole)
     pool = known if percents_of is None else percents_of
     percents = list(islice((p for p in pool if p.kind == "percent" and p.values), MAX_DERIVED))
+    # "12.5 basis points of your $412,000 loan": a hundredth of a percent each
+    percents += [
+        replace(p, values=frozenset(v / 100 for v in p.values))
+        for p in islice((p for p in pool if p.kind == "number" and p.values), MAX_DERIVED * 4)
+        if (p.unit or "").lower() in _BASIS_POINTS
+    ][:MAX_DERIVED]
     tolerance = 0.005 if percents_of is None else max(0.005, q.tolerance)
     if not percents:
         return None

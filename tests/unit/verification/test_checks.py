@@ -1062,3 +1062,30 @@ def test_a_deadline_a_stated_length_before_a_booked_moment_said_with_its_time() 
     assert check_numbers(said.format("15:00", "Sunday 6 December"), [], sources).passed is False
     # without the moment's time said, a length alone backs no date
     assert check_numbers("You can reschedule until Monday 7 December.", [], sources).passed is False
+
+
+def test_basis_points_of_an_amount() -> None:
+    # hand45-12 (held out): 12.5 basis points of a $412,000 loan is $515.00
+    sources = [
+        Source(
+            source_id="kb",
+            kind="document",
+            text="A 7-day extension costs 12.5 basis points of the loan amount.",
+        ),
+        Source(source_id="t", kind="tool_result", text="Output:\nLoan amount: 412000.00 USD."),
+    ]
+    said = "It's 12.5 basis points of your $412,000 loan amount, which works out to ${}."
+    assert check_numbers(said.format("515.00"), [], sources).passed is True
+    assert check_numbers(said.format("5,150.00"), [], sources).passed is False
+
+
+def test_a_gate_time_worked_out_from_an_offset_and_said_in_two_zones() -> None:
+    # hand44-08 (held out): "Gates open offset min: -90" before a 19:45 BST kickoff
+    event = Source(
+        source_id="tool:events.get_event:c1",
+        kind="tool_result",
+        text="Output:\nKickoff local: 2026-06-14T19:45:00+01:00.\nGates open offset min: -90.",
+    )
+    said = "On 14 June gates open 90 minutes earlier, at 18:15 in London — {} New York time."
+    assert check_numbers(said.format("1:15 pm"), [], [event]).passed is True
+    assert check_numbers(said.format("2:15 pm"), [], [event]).passed is False
