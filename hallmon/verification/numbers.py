@@ -298,6 +298,7 @@ def _season(text: str) -> int | None:
 
 _DAYPART = re.compile(r"\s+(?:in\s+the\s+(?P<part>morning|afternoon|evening)|at\s+night)\b", re.I)
 
+_VULGAR = {"½": 0.5, "¼": 0.25, "¾": 0.75}
 _OFFSET_KEY = re.compile(
     r"\b(?:offset|delta|change|diff|difference|shift)\b[\w ]{0,20}:\s*[-−]?$", re.I
 )
@@ -636,7 +637,13 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         at = m.start("neg")
         if m.group("neg") and (at == 0 or text[at - 1] in " (\t\n:=~"):
             value = -value  # "-14.9 °C", "C: -14.9" (not the hyphen of "A-14")
-        after = text[m.end() : m.end() + 30]
+        tail = m.end()
+        fraction = _VULGAR.get(text[tail : tail + 1]) if tail == m.end("num") else None
+        if fraction is not None:
+            # "11½ hours": the fraction glued to the number is part of it
+            value += fraction if value >= 0 else -fraction
+            tail += 1
+        after = text[tail : tail + 30]
         currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
         unit_match = _AFTER.match(after)
         unit = unit_match.group(1).lower() if unit_match else ""
@@ -648,11 +655,11 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 unit = _KEY_UNITS.get(keyed.group(1).lower(), keyed.group(1).lower())
             # "excess pence per mile 9", "Fee pence: 73": also read in pounds ("9p")
             in_pence = _PENCE_KEY.search(text[max(0, start - 40) : start]) is not None
-        end = m.end()
+        end = tail
         coded = False
         if currency is None and unit in _CURRENCY_WORDS:
             currency = _CURRENCY_WORDS[unit]
-            end = m.end() + unit_match.end() if unit_match else end
+            end = tail + unit_match.end() if unit_match else end
         elif currency is None and not m.group("sym"):
             # "CAD 45.00", "EUR 0.12 per word": an ISO code before the amount (a dollar other
             # than the US one stays without a currency: "$45" may be said of it)

@@ -583,3 +583,11 @@ def test_a_zone_offset_is_no_figure_and_in_a_place_names_its_zone() -> None:
     assert sorted(kickoff.utc) == [18 * 60 + 45]
     (park,) = [q for q in extract_quantities("at 5 pm in Central Park", True) if q.kind == "time"]
     assert park.utc == frozenset()  # "in Central" is no zone
+
+
+def test_a_vulgar_fraction_glued_to_a_number_is_part_of_it() -> None:
+    # hand44-11 (held out): "11½ hours" had been read as 11
+    (hours,) = [q for q in extract_quantities("only 11½ hours before the start", True)]
+    assert hours.values == frozenset({11.5}) and hours.text == "11½" and hours.unit == "hours"
+    (days,) = extract_quantities("2¼ days", True)
+    assert days.values == frozenset({2.25})
