@@ -342,7 +342,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
             )
             await self._seek_to(tp, offset)
 
-    def _idle_inputs(self, now: float) -> list[Any]:
+    def _idle_inputs(self, assigned: set[Any], now: float) -> list[Any]:
         """The agents' input partitions this consumer reads now with nothing of theirs in
         flight: no message handed out and unacked, no ack waiting for its commit."""
         app = self.app
@@ -360,7 +360,7 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         in_flight = {message.tp for message in list(self._unacked_messages)}
         idle = []
         paused = []
-        for tp in self.assignment():
+        for tp in assigned:
             if not app.topics.acks_enabled_for(tp.topic):
                 continue
             if tp not in active:
@@ -405,8 +405,9 @@ class OrderedConsumer(aiokafka_driver.Consumer):
         if now - self._tails_checked < 1.0:
             return
         self._tails_checked = now
-        self._tails.forget(self.assignment())
-        for tp in self._idle_inputs(now):
+        assigned = self.assignment()
+        self._tails.forget(assigned)
+        for tp in self._idle_inputs(assigned, now):
             position = self._client_position(tp)
             # Handled (committed) or handed to an agent since the last seek: a commit that
             # failed (the broker away) leaves the head behind records that were handled.

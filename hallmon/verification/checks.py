@@ -152,12 +152,13 @@ def check_numbers(
         everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
         backed = [w for w in wanted if find_in(w, in_sources) is not None]
         # the answer's amounts elsewhere that its sources back (never this claim's own)
+        source_texts = tuple(s.text for s in sources)
         said = [
             a
-            for a in backed_figures(answer_text, tuple(s.text for s in sources))
+            for a in backed_figures(answer_text, source_texts)
             if not any(a.values & w.values for w in wanted)
         ]
-        source_texts = tuple(s.text for s in sources)
+        claim_times = [w for w in wanted if w.kind == "time"]
         # counts the claim states, then those the tools' count fields state ("Nights: 5")
         counts = counts_in(claim_text)
         counts += tuple(
@@ -185,7 +186,7 @@ def check_numbers(
                     or left_over(q, backed, claim_text)
                     or listed_total(q, source_texts)
                     or rate_times_count(q, source_texts, own)
-                    or deadline_before(q, [w for w in wanted if w.kind == "time"], source_texts)
+                    or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)
                 )
                 if computed is not None:
@@ -1453,11 +1454,13 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     # refuses nothing, nor one in another clause ("free of charge up to 24 hours before the
     # start; later cancellations are not refunded"): the clause that says what is granted.
     given = content_tokens(" ".join(m.group(0) for m in _PROMISE_WORD.finditer(claim_text)))
-    clause = max(
-        _POLICY_CLAUSE.split(sentence),
+
+    def speaks_of(part: str) -> tuple[bool, int]:
         # the clause with what is promised ("guaranteed", "free of charge"), then the most words
-        key=lambda part: (bool(given & content_tokens(part)), len(obj & content_tokens(part))),
-    )
+        words = content_tokens(part)
+        return bool(given & words), len(obj & words)
+
+    clause = max(_POLICY_CLAUSE.split(sentence), key=speaks_of)
     if _DENIES.search(_CONDITION_CLAUSE.sub(" ", clause)) and not _DENIES.search(claim_text):
         # "We can accept the return of the opened software" against "Opened software cannot
         # be returned": the closest source sentence refuses what the claim grants.

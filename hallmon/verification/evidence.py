@@ -248,7 +248,7 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     out: list[tuple[Any, Any]] = []
     for k, v in items:
         out.append((k, v))
-        if isinstance(v, int | float) and not isinstance(v, bool) and MINOR_UNIT_KEY.search(str(k)):
+        if _is_amount(v) and MINOR_UNIT_KEY.search(str(k)):
             base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
             out.append((base, f"{v / 100:.2f} {currency[:8]}".strip()))
         elif isinstance(v, float) and 0 < v < 1 and RATE_KEY.search(str(k)):

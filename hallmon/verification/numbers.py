@@ -17,7 +17,7 @@ import bisect
 import datetime
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import islice, permutations
@@ -227,10 +227,17 @@ _ZONES: dict[str, tuple[float, ...]] = {
 }  # fmt: skip
 ZONE_NAMES = frozenset(_ZONES)
 """Names of time zones and of the places that name one ("Mountain", "Singapore")."""
+
+
+def _alternation(names: Iterable[str]) -> str:
+    """`names` as a regex alternation, longest first, any run of spaces inside a name."""
+    return "|".join(n.replace(" ", r"\s+") for n in sorted(names, key=len, reverse=True))
+
+
 # Places (not zone words) may follow "in": "2:45 pm in New York", "at 18:15 in London".
-_PLACES = "|".join(
-    n.replace(" ", r"\s+")
-    for n in sorted(_ZONES, key=len, reverse=True)
+_PLACES = _alternation(
+    n
+    for n in _ZONES
     if len(n) > 3 and n not in ("eastern", "central", "mountain", "pacific", "atlantic", "zulu")
 )
 _ZONE_AFTER = re.compile(
@@ -238,7 +245,7 @@ _ZONE_AFTER = re.compile(
     r"\s*\(?\s*(?:in\s+(?=(?:"
     + _PLACES
     + r")\b))?(?:(?P<name>"
-    + "|".join(n.replace(" ", r"\s+") for n in sorted(_ZONES, key=len, reverse=True))
+    + _alternation(_ZONES)
     + r")\b(?!-\D)"
     # the sign is "+", "-" or "−" (a class "[+-−]" would be the range from "+" to "−", which
     # holds every letter and digit: "22:14 UTC 12 pallets" read as UTC+2)
@@ -1926,6 +1933,25 @@ MAX_RATES = 16
 _CODE_BEFORE = re.compile(r"\b(?:[A-Z]{3}|[$€£¥])\s?$")
 
 
+@lru_cache(maxsize=256)
+def _rates_and_counts(text: str) -> tuple[tuple[Quantity, ...], tuple[Quantity, ...]]:
+    """The rates a source states ("EUR 0.12 per word") and its bare counts, read once per
+    source (every missing amount of every claim asks)."""
+    rates: list[Quantity] = []
+    counts: list[Quantity] = []
+    for found in distinct_quantities(text):
+        # ("EUR 0.12 per word": a code before a number; the listed codes make it money)
+        money = found.kind == "money" or (
+            found.kind == "number"
+            and _CODE_BEFORE.search(text, max(0, found.start - 6), found.start) is not None
+        )
+        if money and found.values and _PER_AFTER.match(text, found.end):
+            rates.append(found)
+        elif found.kind == "number" and found.values and not found.unit:
+            counts.append(found)
+    return tuple(rates), tuple(counts)
+
+
 def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] = ()) -> str | None:
     """How an amount of money of the claim is a rate the sources state ("EUR 0.12 per source
     word") times a count they or the claim state ("Word count: 1240"), or None. Only rates
@@ -1935,16 +1961,9 @@ def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] 
     rates: list[Quantity] = []
     counts: list[Quantity] = [c for c in own if c.kind == "number" and c.values]
     for text in texts:
-        for found in distinct_quantities(text):
-            # ("EUR 0.12 per word" reads as a number with a currency code before it)
-            money = found.kind == "money" or (
-                found.kind == "number"
-                and _CODE_BEFORE.search(text, max(0, found.start - 6), found.start) is not None
-            )
-            if money and found.values and _PER_AFTER.match(text, found.end):
-                rates.append(found)
-            elif found.kind == "number" and found.values and not found.unit:
-                counts.append(found)
+        stated_rates, stated_counts = _rates_and_counts(text)
+        rates += stated_rates
+        counts += stated_counts
     if not rates:
         return None
     # whole counts: stated ones, and totals over a list ("2,100 words" of two uploads)
@@ -2010,10 +2029,8 @@ def deadline_before(
             if minutes not in clock:
                 continue
             for n in sorted(spans):
-                # a day, not the month _shifted also offers
+                # the full date and its month-and-day form, not the month _shifted also offers
                 earlier = {e for e in _shifted(iso, 0, -n) if len(e) == 10 or e.startswith("--")}
-                if earlier & q.dates or any(
-                    x.startswith("--") and any(e.endswith(x[1:]) for e in earlier) for x in q.dates
-                ):
+                if earlier & q.dates:
                     return f"{q.describe()} is {n} day(s) before {iso} (a length a source states)"
     return None

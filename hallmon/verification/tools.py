@@ -170,24 +170,21 @@ class ToolCall:
     def times(self) -> list[tuple[str, frozenset[float]]]:
         """(key, minutes of the day) of the fields holding a time: ISO datetimes and clock
         times ("2026-12-07T15:00:00+00:00", "14:20")."""
-        out = []
-        for key, value in self.fields:
-            if not (_ISO_VALUE.match(value) or _CLOCK_VALUE.fullmatch(value)):
-                continue
-            found = [q for q in distinct_quantities(value) if q.kind == "time"]
-            if found:
-                out.append((key, frozenset().union(*(q.values for q in found))))
-        return out
+        return self._time_fields(utc=False)
 
     def utc_times(self) -> list[tuple[str, frozenset[float]]]:
         """(key, minutes of the day in UTC) of the time fields whose zone is known."""
+        return self._time_fields(utc=True)
+
+    def _time_fields(self, *, utc: bool) -> list[tuple[str, frozenset[float]]]:
         out = []
         for key, value in self.fields:
-            if not _ISO_VALUE.match(value):
+            if not (_ISO_VALUE.match(value) or (not utc and _CLOCK_VALUE.fullmatch(value))):
                 continue
-            found = [q for q in distinct_quantities(value) if q.kind == "time" and q.utc]
-            if found:
-                out.append((key, frozenset().union(*(q.utc for q in found))))
+            found = [q for q in distinct_quantities(value) if q.kind == "time"]
+            readings = [q.utc for q in found if q.utc] if utc else [q.values for q in found]
+            if readings:
+                out.append((key, frozenset().union(*readings)))
         return out
 
 
@@ -1750,10 +1747,10 @@ _AVAILABLE_FREE = re.compile(
     r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$",
     re.I,
 )
-# Words of when, not of what is granted: "free of charge until 11:00 AM Mountain that day".
+# Words of when, not of what is granted: "free of charge until 11:00 AM Mountain that day"
+# (normalised tokens; "until", "before", "that" are stopwords already).
 _WHEN_WORDS = frozenset(
-    {"until", "befor", "after", "day", "time", "am", "pm", "local", "that", "same", "today",
-     "tomorrow", "morn", "even"}
+    {"day", "time", "pm", "local", "today", "tomorrow", "morn", "even"}
 ) | frozenset(content_tokens(" ".join(ZONE_NAMES)))  # fmt: skip
 _YOURSELF = re.compile(r"(?:\s+\w+){0,3}?\s+yourself\b", re.I)
 _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
@@ -1815,11 +1812,12 @@ def check_exception(
         # "it'll be waived if you send the note" against "charged in full, unless you send a
         # note": the policy's exception, on its condition (an unconditional waiver is not it).
         grants = _whole_words((*_GRANTS[kind], "unless"))
+    wanted = _loose(obj)
     for source in backing:
         for sentence in _sentences_of(source):
             if not grants.search(sentence):
                 continue
-            overlap = len(_loose(obj) & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
+            overlap = len(wanted & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
             if best is None or overlap > best[0]:
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:
@@ -1850,7 +1848,7 @@ def _favour_words(claim_text: str) -> set[str]:
     favour = text[condition.end() :] if condition else text
     found = _EXCEPTION.search(favour)
     if found is not None:
-        breaks = [m for m in _FAVOUR_CLAUSE.finditer(favour)]
+        breaks = list(_FAVOUR_CLAUSE.finditer(favour))
         start = max((m.end() for m in breaks if m.end() <= found.start()), default=0)
         end = min((m.start() for m in breaks if m.start() >= found.end()), default=len(favour))
         favour = favour[start:end]
