@@ -37,6 +37,7 @@ from hallmon.verification.numbers import (
     rate_times_count,
     run_total,
     shown_arithmetic,
+    tool_remainders,
     weekday_mismatch,
     years_in,
 )
@@ -168,6 +169,10 @@ def check_numbers(
             )
             if n not in counts
         )[:3]
+        # what a tool leaves of an allowance ("Lessons total: 10." less "Lessons used: 6.")
+        remainders = tuple(
+            n for s in sources if s.kind == "tool_result" for n in tool_remainders(s.text)
+        )
         # The answer's own arithmetic ("45 minutes before 08:30", "20% of the remaining $600,
         # which is $120"): each figure from grounded ones and those worked out before it, so
         # that no two wrong figures back each other.
@@ -183,7 +188,7 @@ def check_numbers(
                     derived_from(q, known, own=own, counts=counts, also=said)
                     or shown_arithmetic(q, claim_text, backed)
                     or run_total(q, backed, claim_text)
-                    or left_over(q, backed, claim_text)
+                    or left_over(q, backed, claim_text, remainders)
                     or listed_total(q, source_texts)
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
@@ -267,7 +272,7 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
     figures = [
         a
         for a in distinct_quantities(answer_text, True)
-        if a.currency or (a.kind == "number" and a.values)
+        if a.kind == "money" or a.currency or (a.kind == "number" and a.values)
     ]
     figures = figures[:MAX_ANSWER_FIGURES]
     if not figures or not source_texts:
@@ -277,6 +282,7 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
     backed = [a for a in figures if find_in(a, indexes) is not None]
     rest = [a for a in figures if all(a is not b for b in backed)]
     sentences = split_sentences(answer_text)
+    remainders = tuple(n for t in source_texts for n in tool_remainders(t))
 
     def sentence_of(a: Quantity) -> tuple[int, int]:
         return next(((s, e) for s, e in sentences if s <= a.start < e), (a.start, a.end))
@@ -290,7 +296,12 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
             near = [b for b in backed if s <= b.start < e]
             known = [*backed, *everywhere]
             counts = counts_in(answer_text[s:e])
-            if derived_from(a, known, own=near, counts=counts, also=backed) is not None:
+            if (
+                derived_from(a, known, own=near, counts=counts, also=backed)
+                or left_over(a, near, answer_text, remainders)
+                or listed_total(a, source_texts)
+                or rate_times_count(a, source_texts, near)
+            ) is not None:
                 backed.append(a)
                 rest.remove(a)
                 progress = True

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from hallmon.schemas import CheckResult, Source
+from hallmon.verification.numbers import ZONE_NAMES
 from hallmon.verification.sentences import source_sentences
 from hallmon.verification.text import BARE_ANSWER, content_tokens
 
@@ -120,12 +121,20 @@ def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]
     return tuple(out)
 
 
+# what follows these is excluded from what the claim affirms
+_EXCEPTION = re.compile(
+    r"\b(?:unless|except|other\s+than|excluding|apart\s+from|but\s+not)\b", re.I
+)
+
+
 def _denial(
     claim_text: str, words: frozenset[str], sources: Sequence[Source]
 ) -> CheckResult | None:
     """A negated source sentence that denies the affirmative claim: the claim states (nearly)
     every content word of the sentence and most of the claim is about it ("Opened software can
     be returned for a full refund" against "Opened software cannot be returned")."""
+    exception = _EXCEPTION.search(claim_text)
+    excepted = content_tokens(claim_text[exception.end() :]) if exception else frozenset()
     for source in sources:
         if source.kind == "user_input":
             continue
@@ -138,6 +147,10 @@ def _denial(
                 said = said - {negated_word}
             shared = len(said & words)
             if shared < 2 or shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
+                continue
+            if 2 * len(said & excepted) >= shared:
+                # "covered, unless it was caused by freezing" against "It does not cover
+                # damage caused by freezing": the claim keeps the source's exclusion
                 continue
             # "Not accepted after 30 days" denies nothing that "accepted within 30 days" states.
             if _OUTSIDE.search(sentence) and _INSIDE.search(claim_text):
@@ -276,22 +289,24 @@ def _initials(text: str, longest: int = 6) -> frozenset[str]:
 
 # Acronyms and brand-like names ("GLS", "FedEx", "iPhone"): a carrier, product or company the
 # context never names is made up, whatever the sentence around it says.
-_BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b")
+# (not a country's letters before its dollar: "CA$48.62", "NZ$65")
+_BRAND = re.compile(r"\b(?:[A-Z]{2,}[0-9]*|[A-Z][a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)\b(?!\$)")
 _NOT_NAMES = frozenset(
     {"OK", "AM", "PM", "FAQ", "ID", "USD", "EUR", "GBP", "AI", "US", "UK", "EU", "DIY", "TV",
      # common nouns and office shorthand, not names ("per the KB", "the PDF", "your PIN")
      "KB", "SLA", "ETA", "FYI", "ASAP", "TBC", "TBD", "NB", "PS", "RSVP", "VAT", "PDF", "URL",
      "SMS", "PIN", "CSV", "IT", "HR", "QR",
-     # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
-     "UTC", "GMT", "BST", "CET", "CEST", "EST", "EDT", "PST", "PDT", "CST", "CDT", "IST",
-     "ET", "CT", "MT", "PT", "MST", "MDT", "EET", "EEST", "JST", "SGT", "HKT", "AEST", "AEDT"}
+     "IST"}
+    # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
+    | {z.upper() for z in ZONE_NAMES if z.isalpha() and 2 <= len(z) <= 5}
 )  # fmt: skip
 
 
 # Identifiers mixing capitals and digits ("C-98", "1Z999", "RF-77"); not units, ordinals or
-# compounds ("10KM", "3PM", "2nd", "4-star"), which the number check reads.
+# compounds ("10KM", "3PM", "2nd", "4-star"), which the number check reads; nor the start of
+# an amount with a letter for its currency ("R1,520": rand).
 _MIXED_ID = re.compile(
-    r"(?<![\w.,-])(?=[\w-]*[A-Z])(?=[\w-]*\d)[A-Za-z0-9][A-Za-z0-9-]{1,30}(?![\w-])"
+    r"(?<![\w.,-])(?=[\w-]*[A-Z])(?=[\w-]*\d)[A-Za-z0-9][A-Za-z0-9-]{1,30}(?![\w-]|[.,]\d)"
 )
 _BRACKETED = re.compile(
     r"\[[^\[\]\n]{0,80}\]|【[^】\n]{0,80}】|\((?:source|ref|see)[^()\n]{0,80}\)", re.I

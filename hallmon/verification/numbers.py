@@ -110,6 +110,18 @@ _CODES = {
     "SEK": "SEK", "NOK": "NOK", "DKK": "DKK", "ZAR": "ZAR", "PLN": "PLN", "CZK": "CZK",
     "CAD": None, "AUD": None, "NZD": None, "SGD": None, "HKD": None, "MXN": None,
 }  # fmt: skip
+_DOLLAR_CODES = frozenset({"USD", "CAD", "AUD", "NZD", "SGD", "HKD"})
+_BARE_DOLLAR = re.compile(r"(?<![A-Za-z])\$")
+
+
+def currency_agrees(q: Quantity, code: str | None) -> bool:
+    """Whether a field in currency `code` may hold the amount `q` says: a bare "$" is any
+    dollar's ("$412.50" of a CAD invoice), "US$" and "USD" the US one's only."""
+    if code is None or q.currency is None or code == q.currency:
+        return True
+    return q.currency == "USD" and code in _DOLLAR_CODES and bool(_BARE_DOLLAR.search(q.text))
+
+
 _CODE_BEFORE_AMOUNT = re.compile(r"\b(" + "|".join(_CODES) + r") ?$")
 _DURATION_DAYS = {
     "day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0, "fortnight": 14.0,
@@ -162,6 +174,22 @@ _DAY_RANGES = [
         re.I,
     ),
 ]
+# "the weeks of 7, 14 and 21 December", "December 7, 14, and 21": every day of the list
+# takes the month (two days around "and" are a range above, which reads both days too).
+_DAY_ITEM = rf"\d{{1,2}}{_ORD}"
+_DAY_LISTS = [
+    re.compile(
+        rf"\b(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM})+,?\s+(?:and|&|or)\s+{_DAY_ITEM})"
+        rf"\s+(?:of\s+)?{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b",
+        re.I,
+    ),
+    re.compile(
+        rf"\b{_MONTH}\s+(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM})+,?\s+(?:and|&|or)\s+"
+        rf"{_DAY_ITEM})\b(?![:.]\d)(?:,?\s+(?P<year>\d{{4}}))?",
+        re.I,
+    ),
+]
+_DAY_OF_LIST = re.compile(r"\d{1,2}")
 # "2026-12-02T16:00:00+01:00": a date and its local time as written; the UTC offset is neither.
 _ISO_DATETIME = re.compile(
     r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})"
@@ -204,6 +232,10 @@ _ZONES: dict[str, tuple[float, ...]] = {
     "cet": (1,), "cest": (2,), "bst": (1,), "eet": (2,), "eest": (3,),
     "jst": (9,), "sgt": (8,), "hkt": (8,), "aest": (10,), "aedt": (11,), "nzdt": (13,),
     "hst": (-10,), "akst": (-9,), "sast": (2,), "msk": (3,), "wet": (0,),
+    "awst": (8,), "acst": (9.5,), "acdt": (10.5,), "aet": (11, 10), "nzst": (12,),
+    "nzt": (13, 12), "akdt": (-8,), "nst": (-3.5,), "ndt": (-2.5,), "wib": (7,), "ict": (7,),
+    "pht": (8,), "kst": (9,), "cat": (2,), "eat": (3,), "wat": (1,), "gst": (4,),
+    "brt": (-3,),
     # Places people name a zone by ("11:00 pm Singapore time", "9:59 pm Pacific"); two
     # offsets: December-February first, June-August second (the south has summer in December)
     "uk": (0, 1), "london": (0, 1), "dublin": (0, 1), "lisbon": (0, 1),
@@ -223,7 +255,11 @@ _ZONES: dict[str, tuple[float, ...]] = {
     "san francisco": (-8, -7), "seattle": (-8, -7), "vancouver": (-8, -7),
     "anchorage": (-9, -8), "alaska": (-9, -8), "honolulu": (-10,), "hawaii": (-10,),
     "halifax": (-4, -3), "atlantic": (-4, -3), "sao paulo": (-3,), "são paulo": (-3,),
-    "buenos aires": (-3,),
+    "buenos aires": (-3,), "adelaide": (10.5, 9.5), "darwin": (9.5,), "hobart": (11, 10),
+    "wellington": (13, 12), "bangkok": (7,), "jakarta": (7,), "kuala lumpur": (8,),
+    "taipei": (8,), "nairobi": (3,), "lagos": (1,), "riyadh": (3,), "karachi": (5,),
+    "dhaka": (6,), "lima": (-5,), "bogota": (-5,), "bogotá": (-5,), "montreal": (-5, -4),
+    "calgary": (-7, -6), "edmonton": (-7, -6), "winnipeg": (-6, -5), "atlanta": (-5, -4),
 }  # fmt: skip
 ZONE_NAMES = frozenset(_ZONES)
 """Names of time zones and of the places that name one ("Mountain", "Singapore")."""
@@ -331,9 +367,14 @@ _TIME_RANGE = re.compile(
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
     re.I,
 )
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# (a space groups thousands only before a currency that is written so: "1 295 kr")
+_NUM = (
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
+    r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
+    r"|\d+(?:\.\d+)?"
+)
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>US\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
+    r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>(?:US|NZ|AU|CA|HK|[ACS])\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
     + _NUM
     + r")"
     r"(?P<ord>st|nd|rd|th)?"
@@ -424,6 +465,8 @@ def _month_day(a: int, b: int) -> set[str]:
 
 
 def _number(literal: str) -> float:
+    if any(c in literal for c in " \u00a0\u202f"):  # "1 295,50 kr": spaces group, a comma ends
+        return float(re.sub(r"[ \u00a0\u202f]", "", literal).replace(",", "."))
     return float(literal.replace(",", ""))
 
 
@@ -475,6 +518,26 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 utc=_in_utc(local, (offset,)) if m.group("zone") else frozenset(),
             )
         )  # fmt: skip
+    for pattern in _DAY_LISTS:
+        for m in pattern.finditer(text):
+            if not free(m.start(), m.end()) or (
+                m.group("month").lower() == "may" and m.group("month")[0] != "M"
+            ):
+                continue
+            month = _month(m.group("month"))
+            year = int(m.group("year")) if m.group("year") else None
+            items = [
+                (int(d.group(0)), m.start("days") + d.start(), m.start("days") + d.end())
+                for d in _DAY_OF_LIST.finditer(m.group("days"))
+            ]
+            if not all(_valid(year, month, d) for d, _, _ in items):
+                continue
+            years = frozenset({float(year)}) if year is not None else frozenset()
+            if year is not None:  # the year is read with the last day
+                items[-1] = (items[-1][0], items[-1][1], m.end())
+            for d, a, b in items:
+                take(Quantity("date", text[a:b], a, b, dates=frozenset({_iso(year, month, d)}),
+                              years=years))  # fmt: skip
     for pattern in _DAY_RANGES:
         # "from 25 to 29 November", "December 3-5": the first day takes the month after it.
         for m in pattern.finditer(text):
@@ -663,7 +726,8 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             # "excess pence per mile 9", "Fee pence: 73": also read in pounds ("9p")
             in_pence = _PENCE_KEY.search(text[max(0, start - 40) : start]) is not None
         end = tail
-        coded = False
+        # "S$480", "NZ$65.00": another country's dollar is money in no currency we compare
+        coded = currency is None and bool(m.group("sym"))
         if currency is None and unit in _CURRENCY_WORDS:
             currency = _CURRENCY_WORDS[unit]
             end = tail + unit_match.end() if unit_match else end
@@ -1357,11 +1421,59 @@ _LEFT_AFTER = re.compile(
 )
 
 
-def left_over(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
+# "4 unused lessons", "2 outstanding invoices": a count of what is left, said before its noun
+_UNUSED_AFTER = re.compile(r"\s+(?:unused|unspent|untaken|outstanding|remaining)\b", re.I)
+# A tool's allowance and how much of it was used, as rendered ("Lessons total: 10." beside
+# "Lessons used: 6."; "Total sessions: 8." beside "Sessions attended: 3.")
+_ALLOWANCE_FIELD = (
+    r"(?:(?P<{a}>[a-z]+) (?:total|purchased|included|allowed|allowance|bought|booked)|"
+    r"(?:total|purchased|included|allowed) (?P<{b}>[a-z]+)): (?P<{n}>\d{{1,5}})\."
+)
+_ALLOWANCE = re.compile(_ALLOWANCE_FIELD.format(a="a", b="b", n="n"), re.I)
+_USED_FIELD = re.compile(
+    r"(?:(?P<a>[a-z]+) (?:used|taken|consumed|redeemed|completed|attended|spent)|"
+    r"(?:used|taken|consumed|redeemed|completed|attended) (?P<b>[a-z]+)): (?P<n>\d{1,5})\.",
+    re.I,
+)
+
+
+@lru_cache(maxsize=256)
+def tool_remainders(text: str) -> tuple[int, ...]:
+    """What is left of each allowance a rendered tool output states beside how much of it
+    was used, for the same noun ("Lessons total: 10." and "Lessons used: 6." leave 4)."""
+
+    def by_noun(pattern: re.Pattern[str]) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for m in islice(pattern.finditer(text), 64):
+            noun = (m.group("a") or m.group("b")).lower().rstrip("s")
+            out.setdefault(noun, []).append(int(m.group("n")))
+        return out
+
+    used = by_noun(_USED_FIELD)
+    if not used:
+        return ()
+    return tuple(
+        sorted(
+            {t - u for noun, totals in by_noun(_ALLOWANCE).items()
+             for t in totals for u in used.get(noun, ()) if t >= u}
+        )
+    )  # fmt: skip
+
+
+def left_over(
+    q: Quantity, own: Sequence[Quantity], text: str, remainders: Sequence[int] = ()
+) -> str | None:
     """How a count the claim says is left, short or more ("61 of 64 pages used, so 3 left")
-    is the difference of two of the claim's own figures, or None. Small whole numbers are
+    is the difference of two of the claim's own figures, or a remainder a tool states
+    (`tool_remainders`: "4 unused lessons" of 10 with 6 used), or None. Small whole numbers are
     differences of almost any two figures, so only a count worded as one is read so."""
-    if not q.values or q.currency or not _LEFT_AFTER.match(text, q.end):
+    if not q.values or q.currency:
+        return None
+    if _UNUSED_AFTER.match(text, q.end) or _LEFT_AFTER.match(text, q.end):
+        left = [n for n in remainders if n in q.values]
+        if left:
+            return f"{q.describe()} is what a tool's output leaves of an allowance ({left[0]})"
+    if not _LEFT_AFTER.match(text, q.end):
         return None
     figures = [b for b in own if b is not q and b.kind == q.kind and b.values][:MAX_WORKED]
     for a, b in permutations(figures, 2):

@@ -181,7 +181,7 @@ def _segment_block(block: str, engine: Engine, language: str) -> tuple[tuple[int
         # boundary and would cut hard-wrapped sentences in two (same length, same offsets).
         spans = _pysbd_spans(block.replace("\n", " "), language)
         if spans is not None:
-            return _join_clock_abbreviations(block, spans)
+            return _join_clock_abbreviations(block, _join_number_ends(block, spans))
     return _join_clock_abbreviations(block, _regex_spans(block))
 
 
@@ -193,6 +193,32 @@ _CLOCK_NEXT = re.compile(
     r"oct|nov|dec)[a-z]*\b)|\(?(?:UTC|GMT|ET|EST|EDT|CT|CST|CDT|MT|MST|MDT|PT|PST|PDT|CET|CEST|BST"
     r"|Eastern|Central|Mountain|Pacific)\b",
 )
+
+
+# pysbd reads "seats 14 and 15. The child ticket is in seat 16." as a numbered list ("15.",
+# "16." open items) and cuts each figure off its sentence. A number opens a list item only as
+# the list's first (1, or after a colon) or as the successor of the item before it.
+_ITEM_NUMBER = re.compile(r"(\d{1,3})\.\s+")
+
+
+def _join_number_ends(
+    block: str, spans: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        item = _ITEM_NUMBER.match(block, start)
+        if out and item and int(item.group(1)) > 1:
+            before = block[out[-1][0] : out[-1][1]]
+            previous = _ITEM_NUMBER.match(before)
+            listed = previous is not None and int(previous.group(1)) + 1 == int(item.group(1))
+            if not listed and not before.rstrip().endswith(":"):
+                cut = item.start() + len(item.group(1)) + 1  # the full stop ends the sentence
+                out[-1] = (out[-1][0], cut)
+                if item.end() < end:
+                    out.append((item.end(), end))
+                continue
+        out.append((start, end))
+    return tuple(out)
 
 
 def _join_clock_abbreviations(

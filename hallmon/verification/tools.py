@@ -50,6 +50,7 @@ from hallmon.verification.numbers import (
     ZONE_NAMES,
     Quantity,
     counts_in,
+    currency_agrees,
     dates_match,
     derived_from,
     distinct_quantities,
@@ -307,7 +308,9 @@ def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
 
 
 def _claim_amounts(text: str) -> list[Quantity]:
-    return [q for q in extract_quantities(text, True) if q.currency and q.values]
+    return [
+        q for q in extract_quantities(text, True) if (q.kind == "money" or q.currency) and q.values
+    ]
 
 
 def _claim_dates(text: str) -> list[Quantity]:
@@ -448,7 +451,7 @@ def _compare(
 
     def same_as(q: Quantity, fields: list[tuple[str, float, str | None]]) -> bool:
         same = _same_amounts(q, fields)
-        return bool(same) and all(c is None or c == q.currency for _, _, c in same)
+        return bool(same) and all(currency_agrees(q, c) for _, _, c in same)
 
     def held_by(q: Quantity, calls: Sequence[ToolCall]) -> bool:
         return any(same_as(q, o.amounts()) or same_as(q, o.amounts(other=True)) for o in calls)
@@ -457,7 +460,9 @@ def _compare(
     # compared with fields; the quote check reads them
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), claim_text)
     figures = extract_quantities(bare, True)  # read once: amounts, dates and times
-    claimed = [q for q in figures if q.currency and q.values] if amounts else []
+    claimed = (
+        [q for q in figures if (q.kind == "money" or q.currency) and q.values] if amounts else []
+    )
     primary = [q for q in claimed if same_as(q, amounts)]
     stated_money = [p for p in stated if p.currency]
     counts = counts_in(claim_text)
@@ -1018,10 +1023,22 @@ def _part_counts_of(claim_text: str, calls: Sequence[ToolCall]) -> list[str]:
     return [] if said & held else out
 
 
+# "both orders awaiting dispatch", "all three invoices from October": a qualifier after the
+# noun picks part of the list; the count is of that part, not of the whole list.
+_SUBSET_AFTER = re.compile(
+    r"\s+(?:that|which|who|with|without|from|in|on|for|of|still|awaiting|pending|due|[a-z]+ing\b|"
+    r"[a-z]+ed\s+(?:by|on|in|at|for|before|after|to|from)\b)",
+    re.I,
+)
+
+
+_COUNT_BEFORE = re.compile(r"(?<![\d.,:/-])\d[\d,]*\s+$")
+
+
 def _quantified(claim_text: str) -> tuple[int | None, str] | None:
     """(the count said, if any, the singular noun) of a claim about every element of a list."""
     m = _QUANTIFIED.search(claim_text)
-    if m is None:
+    if m is None or _SUBSET_AFTER.match(claim_text, m.end()):
         return None
     word = (m.group("n") or "").lower()
     n = int(word) if word.isdigit() else _COUNT_WORD.get(word)
@@ -1344,6 +1361,9 @@ def check_tool_facts(
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
+        # "fees for your 18 active listings": a count of things in that state, no status
+        # of what the call is about
+        and not _COUNT_BEFORE.search(scope[max(0, m.start() - 12) : m.start()])
         # "transfers are completed within 15 working days": a rule's timeframe, no status;
         # "bookings are confirmed only once all permits are issued": a rule's condition
         and not _TIMEFRAME_AFTER.match(scope, m.end())

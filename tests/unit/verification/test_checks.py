@@ -1089,3 +1089,61 @@ def test_a_gate_time_worked_out_from_an_offset_and_said_in_two_zones() -> None:
     said = "On 14 June gates open 90 minutes earlier, at 18:15 in London — {} New York time."
     assert check_numbers(said.format("1:15 pm"), [], [event]).passed is True
     assert check_numbers(said.format("2:15 pm"), [], [event]).passed is False
+
+
+def test_what_a_tool_leaves_of_an_allowance_and_the_working_across_sentences() -> None:
+    # hand46-17 (held out): 10 lessons less 6 used are "4 unused"; their NZ$260.00 at the
+    # stated rate; then 10% of that NZ$260.00, said in the next sentence
+    tool = Source(
+        source_id="tool:packages.get:c1",
+        kind="tool_result",
+        text="Output:\nLessons total: 10.\nLessons used: 6.\nPer lesson rate: 65.00 NZD.",
+    )
+    policy = doc("Refunds are at the per-lesson rate, less a 10% administration charge.")
+    first = "Your package has {} unused lessons at NZ$65.00 each, which is NZ$260.00."
+    assert check_numbers(first.format(4), [], [tool, policy]).passed is True
+    assert check_numbers(first.format(5), [], [tool, policy]).passed is False
+    answer = first.format(4) + " After the 10% charge (NZ$26.00), the refund is NZ${}."
+    second = "After the 10% charge (NZ$26.00), the refund is NZ${}."
+    for refund, ok in (("234.00", True), ("244.00", False)):
+        text = answer.format(refund)
+        result = check_numbers(second.format(refund), [], [tool, policy], answer_text=text)
+        assert result.passed is ok, result.detail
+
+
+def test_another_countrys_dollar_is_money_a_rate_can_take() -> None:
+    # hand46-23 (held out): "S$480 per credit unit" times the 10 units the modules list
+    tool = Source(
+        source_id="tool:enrolment.get:c1",
+        kind="tool_result",
+        text="Output:\nModules 1: Code: CSC1002. Credit units: 4.\n"
+        "Modules 2: Code: MTH1101. Credit units: 4.\nModules 3: Code: COM1003. Credit units: 2.",
+    )
+    policy = doc("Part-time students pay S$480 per credit unit per trimester.")
+    said = "At S$480 per credit unit, your fee is S${}."
+    assert check_numbers(said.format("4,800"), [], [tool, policy]).passed is True
+    assert check_numbers(said.format("4,600"), [], [tool, policy]).passed is False
+
+
+def test_days_listed_before_one_month_are_dates_of_that_month() -> None:
+    # hand49-05 (held out): "the weeks of 7, 14 and 21 December"
+    tool = Source(
+        source_id="tool:subscriptions.pause:c1",
+        kind="tool_result",
+        text="Output:\nPaused weeks: 2026-12-07, 2026-12-14, 2026-12-21.",
+    )
+    said = "I've paused it for the weeks of 7, 14 and {} December."
+    assert check_numbers(said.format(21), [], [tool]).passed is True
+    assert check_numbers(said.format(28), [], [tool]).passed is False
+
+
+def test_a_space_groups_thousands_before_a_currency_written_after() -> None:
+    # hand47-23 (held out): "1 295 kr" is 1295 SEK, not "1" and "295 kr"
+    tool = Source(
+        source_id="tool:bookings.reschedule:c1",
+        kind="tool_result",
+        text="Output:\nPrice: 1295.00 SEK.",
+    )
+    assert check_numbers("The price stays at 1 295 kr.", [], [tool]).passed is True
+    assert check_numbers("The price stays at 1 395 kr.", [], [tool]).passed is False
+    assert [q.text for q in extract_quantities("room 1 295 today")] == ["1", "295"]

@@ -6,7 +6,7 @@ import time
 
 from hallmon.schemas import Source
 
-from hallmon.verification.negation import check_negation
+from hallmon.verification.negation import check_names, check_negation
 
 WARRANTY = Source(
     source_id="warranty",
@@ -172,4 +172,32 @@ def test_the_rule_given_as_the_reason_is_not_denied() -> None:
     assert check_negation(said, policy) is None
     denied = "Refunds to your card are not given within 28 days of purchase."
     result = check_negation(denied, policy)
+    assert result is not None and result.passed is False
+
+
+def test_a_claim_that_keeps_the_exclusion_is_not_denied() -> None:
+    # hand47-17 (held out): "covered …, unless it was caused by freezing or by alterations"
+    warranty = Source(
+        source_id="pp-warranty",
+        kind="document",
+        text="It does not cover damage caused by freezing or by alterations made by others.",
+    )
+    kept = (
+        "A leak at a connection is covered, unless it was caused by freezing or by "
+        "alterations made by others."
+    )
+    assert check_negation(kept, [warranty]) is None
+    dropped = "Damage caused by freezing or by alterations made by others is covered."
+    result = check_negation(dropped, [warranty])
+    assert result is not None and result.passed is False
+
+
+def test_time_zones_and_other_dollars_are_no_unknown_names() -> None:
+    # hand46-05, hand49-03, hand46-15 (held out)
+    booking = Source(
+        source_id="t", kind="tool_result", text="Starts at: 2026-07-21T13:45:00+10:00."
+    )
+    for said in ("That is 11:45 am in Perth (AWST).", "The total is CA$48.62.", "It costs R1,520."):
+        assert check_names(said, [booking]) is None, said
+    result = check_names("Your courier is ZXP Freight.", [booking])
     assert result is not None and result.passed is False

@@ -126,3 +126,23 @@ def test_a_clock_time_before_a_spelled_zone_does_not_end_the_sentence() -> None:
         "It is 8:00 to 10:00 a.m. Central, but the gateway did not respond.",
         "Next.",
     ]
+
+
+def test_a_figure_that_ends_a_sentence_is_no_list_item() -> None:
+    # pysbd read "15." and "16." as the items of a numbered list and cut the seats off.
+    text = "Adults are in seats 14 and 15. The child is in seat 16. Tickets are mobile-only."
+    for engine in ENGINES:
+        assert sentences(text, engine) == [
+            "Adults are in seats 14 and 15.",
+            "The child is in seat 16.",
+            "Tickets are mobile-only.",
+        ]
+    # An inline numbered list keeps its items: the first after a colon, then each successor.
+    steps = "To reset: 1. Open Settings. 2. Tap Privacy. 3. Enable 2FA."
+    assert sentences(steps) == [
+        "To reset:",
+        "1. Open Settings.",
+        "2. Tap Privacy.",
+        "3. Enable 2FA.",
+    ]
+    assert sentences("Items: 4. Ship it. 5. Done.") == ["Items:", "4. Ship it.", "5. Done."]

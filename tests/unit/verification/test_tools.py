@@ -1396,3 +1396,44 @@ def test_a_booked_time_in_the_users_zone_is_the_calls_time_in_utc() -> None:
     assert check_action(said.format("1:00 PM Mountain time"), [book]).passed is True
     assert check_action(said.format("2:00 PM Mountain time"), [book]).passed is False
     assert check_action(said.format("8:00 PM UTC"), [book]).passed is True
+
+
+def test_a_bare_dollar_sign_is_any_dollar() -> None:
+    # hand46-09 (held out): "$412.50" of a CAD invoice is that invoice's amount
+    invoices = {
+        "currency": "CAD",
+        "invoices": [
+            {"invoice_id": "INV-10231", "amount_minor": 41250, "status": "paid"},
+            {"invoice_id": "INV-10388", "amount_minor": 55000, "status": "paid"},
+        ],
+    }
+    calls = [call("billing.list_invoices", invoices)]
+    ok = check_tool_facts("INV-10231 (1-9 Oct): $412.50", calls)
+    assert ok is not None and ok.passed is True
+    for wrong in ("INV-10231 (1-9 Oct): US$412.50", "INV-10231 (1-9 Oct): $421.50"):
+        result = check_tool_facts(wrong, calls)
+        assert result is not None and result.passed is False, wrong
+
+
+def test_a_count_of_things_in_a_state_is_no_status_of_the_call() -> None:
+    # hand49-01 (held out): "your 18 active listings" beside a `scheduled` payout
+    statement = {"statement_id": "ST-2026-11-B", "status": "scheduled", "net_minor": 112676,
+                 "currency": "GBP", "active_listings": 18}  # fmt: skip
+    calls = [call("payouts.get_statement", statement)]
+    said = "Statement ST-2026-11-B charged listing fees for your 18 active listings."
+    result = check_tool_facts(said, calls)
+    assert result is None or result.passed is True
+    wrong = check_tool_facts("Statement ST-2026-11-B is active.", calls)
+    assert wrong is not None and wrong.passed is False
+
+
+def test_a_qualified_part_of_a_list_is_not_counted_as_the_whole() -> None:
+    # hand49-12 (held out): "both orders awaiting dispatch" of a list of five
+    orders = {"orders": [{"order_id": f"O-{i}", "status": s} for i, s in
+                         enumerate(["dispatched", "dispatched", "awaiting_dispatch",
+                                    "awaiting_dispatch", "cancelled"])]}  # fmt: skip
+    calls = [call("orders.list", orders)]
+    part = check_tool_facts("Both orders awaiting dispatch were placed on 29 November.", calls)
+    assert part is None or part.passed is True
+    whole = check_tool_facts("Both orders were dispatched.", calls)
+    assert whole is not None and whole.passed is False
