@@ -264,15 +264,19 @@ def _zoned_elsewhere(
 
 @lru_cache(maxsize=64)
 def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The answer's amounts and counts that its sources hold, and those that follow by the
-    answer's arithmetic from these (worked out in rounds from the held ones, so no two wrong
+    """The answer's amounts, counts and dates that its sources hold, and those that follow by
+    the answer's arithmetic from these (worked out in rounds from the held ones, so no two wrong
     amounts back each other): what one claim may build on from another ("the total comes to
     £4,395 … the remaining £3,895" after a £500 deposit; "59,010 minutes in all … so 9,010
-    over" a 50,000-minute allowance)."""
+    over" a 50,000-minute allowance; "the next shipment is due on December 13 … let us know by
+    December 6", 7 days before it)."""
     figures = [
         a
         for a in distinct_quantities(answer_text, True)
-        if a.kind == "money" or a.currency or (a.kind == "number" and a.values)
+        if a.kind == "money"
+        or a.currency
+        or (a.kind == "number" and a.values)
+        or (a.kind == "date" and a.dates)
     ]
     figures = figures[:MAX_ANSWER_FIGURES]
     if not figures or not source_texts:
@@ -1015,6 +1019,9 @@ def _identifiers(text: str) -> list[str]:
             continue  # "6:30pm" and "the 4th floor" are quantities, not ids
         if ident.isdigit() and _MEASURE_AFTER.match(text, m.end()):
             continue  # "about 908 lb", "412 kg": measures, which the number check reads
+        compound = re.fullmatch(r"\d{1,4}-([a-z]+)", ident, re.I)
+        if compound and _MEASURE_AFTER.fullmatch(compound.group(1)):
+            continue  # "two 30-minute blocks", "an 18-tonne truck": measures too
         out.append(ident)
     return out
 

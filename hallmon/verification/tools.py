@@ -818,7 +818,8 @@ _STATUS_WORDS = (
     "returned", "in transit", "out for delivery", "on hold", "confirmed", "dispatched",
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
-    "overdue", "past due", "draft", "scheduled", "degraded", "operational",
+    "overdue", "past due", "draft", "scheduled", "degraded", "operational", "received",
+    "cleared", "settled",
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
@@ -905,6 +906,12 @@ _STAGES = {
     "booked": {"booked", "confirmed", "scheduled", "reserved"},
     "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
                     "awaiting payment", "reserved"},
+    # money or goods that arrived, whatever was done with them since ("your deposit has been
+    # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
+    **dict.fromkeys(("received", "cleared", "settled"), {
+        "received", "paid", "cleared", "settled", "completed", "complete", "succeeded",
+        "success", "delivered", "processing", "processed", "confirmed", "accepted", "applied",
+        "credited", "posted", "returned", "refunded", "inspected", "closed", "deposited"}),
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
@@ -954,7 +961,32 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
         and all(_same_amounts(q, c.amounts()) for q in claimed)
         and all(any(dates_match(q.dates, d) for _, d in c.dates()) for q in dated)
     ]
-    return holding if len(holding) == 1 else []
+    if len(holding) == 1:
+        return holding
+    return _labelled_element(claim_text, claimed, ok) if claimed and not dated else []
+
+
+def _labelled_element(
+    claim_text: str, claimed: Sequence[Quantity], calls: Sequence[ToolCall]
+) -> list[ToolCall]:
+    """The call, cut to one element of its list, that a line of the answer reads out by the
+    element's words and amount ("Emergency surcharge: £85.00" for the invoice line
+    `{"description": "Emergency surcharge", "amount_minor": 8500}`), or [] unless exactly one
+    element holds every amount and a content word of the claim's label."""
+    label = content_tokens(re.sub(r"\S*\d\S*", " ", claim_text))
+    found: list[ToolCall] = []
+    for call in calls:
+        prefixes = {k.rpartition(".")[0] + "." for k, _ in call.fields if _in_list(k)}
+        for prefix in sorted(prefixes):
+            element = replace(
+                call, fields=tuple((k, v) for k, v in call.fields if k.startswith(prefix))
+            )
+            words = content_tokens(" ".join(v for _, v in element.fields if _as_number(v) is None))
+            if label & words and all(_same_amounts(q, element.amounts()) for q in claimed):
+                found.append(element)
+                if len(found) > 1:
+                    return []
+    return found
 
 
 _COUNT_WORD = {w: n for w, n in NUMBER_WORDS.items() if 2 <= n <= 20}
@@ -1032,6 +1064,11 @@ _SUBSET_AFTER = re.compile(
 )
 
 
+_AS_OR_REPORTED = re.compile(
+    r"\bas\s+$|\b(?:saying|says|said|stating|states|claiming|claims|noting|reads|reading)\b"
+    r"(?:\s+that)?\s+[^,;:.!?]*$",
+    re.I,
+)
 _COUNT_BEFORE = re.compile(r"(?<![\d.,:/-])\d[\d,]*\s+$")
 
 
@@ -1364,6 +1401,9 @@ def check_tool_facts(
         # "fees for your 18 active listings": a count of things in that state, no status
         # of what the call is about
         and not _COUNT_BEFORE.search(scope[max(0, m.start() - 12) : m.start()])
+        # "out of tolerance as received"; "a memo saying INV-4402 has been settled": an
+        # idiom, and what a note says, not the status the claim states
+        and not _AS_OR_REPORTED.search(scope[max(0, m.start() - 60) : m.start()])
         # "transfers are completed within 15 working days": a rule's timeframe, no status;
         # "bookings are confirmed only once all permits are issued": a rule's condition
         and not _TIMEFRAME_AFTER.match(scope, m.end())

@@ -1147,3 +1147,26 @@ def test_a_space_groups_thousands_before_a_currency_written_after() -> None:
     assert check_numbers("The price stays at 1 295 kr.", [], [tool]).passed is True
     assert check_numbers("The price stays at 1 395 kr.", [], [tool]).passed is False
     assert [q.text for q in extract_quantities("room 1 295 today")] == ["1", "295"]
+
+
+def test_a_date_worked_out_from_a_date_the_answer_worked_out() -> None:
+    # hand47-15 (held out): the next shipment 90 days after 14 September is 13 December;
+    # changes 7 days before it are due by 6 December
+    tool = Source(
+        source_id="tool:subscriptions.get:c1",
+        kind="tool_result",
+        text="Output:\nInterval days: 90.\nLast shipped: 2026-09-14.",
+    )
+    policy = doc("Changes must be made at least 7 days before the next shipment date.")
+    answer = (
+        "The last one shipped on September 14, so the next shipment is due on December 13. "
+        "Please let us know by December {}, since changes must be made at least 7 days before."
+    )
+    claim_text = (
+        "Please let us know by December {}, since changes must be made at least 7 days before."
+    )
+    for day, ok in ((6, True), (9, False)):
+        result = check_numbers(
+            claim_text.format(day), [], [tool, policy], answer_text=answer.format(day)
+        )
+        assert result.passed is ok, result.detail

@@ -1437,3 +1437,41 @@ def test_a_qualified_part_of_a_list_is_not_counted_as_the_whole() -> None:
     assert part is None or part.passed is True
     whole = check_tool_facts("Both orders were dispatched.", calls)
     assert whole is not None and whole.passed is False
+
+
+def test_received_is_false_of_a_pending_deposit_and_true_of_a_paid_one() -> None:
+    # hand47-14 (held out): "Your deposit of NOK 2,500 has been received" against `pending`
+    def move(status: str) -> list[ToolCall]:
+        deposit = {"amount_minor": 250000, "currency": "NOK", "status": status}
+        return [call("moves.get", {"move_id": "FF-2026-1207", "deposit": deposit})]
+
+    said = "Your deposit of NOK 2,500 for FF-2026-1207 has been received."
+    pending = check_tool_facts(said, move("pending"))
+    assert pending is not None and pending.passed is False
+    paid = check_tool_facts(said, move("paid"))
+    assert paid is not None and paid.passed is True
+    # an idiom and a note's words are no status the claim states
+    job = [call("lab.get_job", {"job_id": "TW-0212", "status": "awaiting_approval"})]
+    idiom = check_tool_facts("TW-0212 was out of tolerance as received.", job)
+    assert idiom is None or idiom.passed is True
+    noted = check_tool_facts("A memo on TW-0212 says it has been settled.", job)
+    assert noted is None or noted.passed is True
+
+
+def test_a_line_of_the_answer_reads_out_one_element_by_its_words_and_amount() -> None:
+    # hand47-01 (held out): "Emergency surcharge: £85.00" is the invoice's first line
+    invoice = {
+        "invoice_id": "BW-INV-77310",
+        "currency": "GBP",
+        "line_items": [
+            {"description": "Emergency surcharge", "amount_minor": 8500},
+            {"description": "Labour (2 x 30 min)", "amount_minor": 7800},
+        ],
+    }
+    calls = [call("billing.get_invoice", invoice)]
+    for line in ("Emergency surcharge: £85.00", "Labour, two 30-minute blocks: £78.00"):
+        result = check_tool_facts(line, calls)
+        assert result is not None and result.passed is True, line
+    # a line whose words name no element, or whose amount is another's, is not read so
+    assert check_tool_facts("Parking: £85.00", calls) is None
+    assert check_tool_facts("Emergency surcharge: £78.50", calls) is None
