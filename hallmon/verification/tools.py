@@ -898,6 +898,12 @@ _STATUS_ALIASES = {
     "on its way": "on the way",
     "en route": "on the way",
 }
+# money or goods that arrived, whatever was done with them since ("your deposit has been
+# received" is false of a `pending` deposit, true of a `paid` or `processing` one)
+_ARRIVED = {"received", "paid", "cleared", "settled", "completed", "complete", "succeeded",
+            "success", "delivered", "processing", "processed", "confirmed", "accepted",
+            "applied", "credited", "posted", "returned", "refunded", "inspected", "closed",
+            "deposited"}  # fmt: skip
 # Words a claim uses for a stage that a tool names in several ways: "being prepared" holds for
 # a `preparing` or `accepted` order, "on its way" for a shipped or out-for-delivery one.
 _STAGES = {
@@ -906,12 +912,9 @@ _STAGES = {
     "booked": {"booked", "confirmed", "scheduled", "reserved"},
     "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
                     "awaiting payment", "reserved"},
-    # money or goods that arrived, whatever was done with them since ("your deposit has been
-    # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
-    **dict.fromkeys(("received", "cleared", "settled"), {
-        "received", "paid", "cleared", "settled", "completed", "complete", "succeeded",
-        "success", "delivered", "processing", "processed", "confirmed", "accepted", "applied",
-        "credited", "posted", "returned", "refunded", "inspected", "closed", "deposited"}),
+    "received": _ARRIVED,
+    "cleared": _ARRIVED,
+    "settled": _ARRIVED,
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
