@@ -1643,12 +1643,17 @@ _RESTRICTS = re.compile(
 
 # Free of charge, said without a condition; and a condition in the source's clause.
 _FREE_SAID = re.compile(
-    r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:fee|charge|cost)|at\s+no\s+(?:extra\s+)?(?:cost|charge)|"
+    r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:[\w-]+\s+)?(?:fee|charge|cost)|"
+    r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|"
     r"without\s+(?:a\s+)?(?:fee|charge))\b",
     re.I,
 )
 _CONDITIONED = re.compile(
-    rf"\b(?:{CONDITION_OPENERS}|only\s+(?:if|when|for|on)|when\s+you|on\s+condition)\b", re.I
+    rf"\b(?:{CONDITION_OPENERS}|only\s+(?:if|when|for|on)|when\s+you|on\s+condition|"
+    # "for visits booked at least 48 hours in advance", "on orders placed before noon"
+    r"(?:for|on)\s+(?:\w+\s+){1,3}?(?:booked|placed|made|purchased|ordered|submitted|"
+    r"received|paid|over|above|of\s+at\s+least))\b",
+    re.I,
 )
 
 
@@ -1657,9 +1662,15 @@ def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     is free only on a condition ("free if you start a new lease within 30 days"): the claim
     drops the condition. None where the claim states no free-of-charge, keeps a condition of
     its own, or no sentence is close."""
-    if not _FREE_SAID.search(claim_text) or _CONDITIONED.search(claim_text):
+    said = _FREE_SAID.search(claim_text)
+    if not said or _CONDITIONED.search(claim_text):
         return None
-    words = content_tokens(claim_text)
+    # the clause that says it ("… pay no call-out fee, so a visit tomorrow costs nothing")
+    start = max(
+        (m.end() for m in _INJECTION_CLAUSES.finditer(claim_text, 0, said.start())), default=0
+    )
+    end = next((m.start() for m in _INJECTION_CLAUSES.finditer(claim_text, said.end())), None)
+    words = content_tokens(claim_text[start:end])
     if len(words) < 2:
         return None
     best = _best(

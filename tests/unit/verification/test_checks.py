@@ -1203,3 +1203,21 @@ def test_an_injected_instruction_repeated_in_one_clause_of_a_claim() -> None:
         "Your data is erased from the CRM, and removal from our support ticket system is pending."
     )
     assert check_injection(said, [listed]) is None
+
+
+def test_no_fee_said_without_the_booking_condition_the_policy_sets() -> None:
+    # hand47-24 (held out): "no call-out fee" is for visits booked 48 hours ahead only
+    from hallmon.verification.checks import check_condition
+
+    policy = doc(
+        "HomeCover members pay no call-out fee for visits booked at least 48 hours in advance. "
+        "For visits booked with less notice, members pay a reduced call-out fee of £30."
+    )
+    dropped = (
+        "HomeCover members pay no call-out fee, so a visit tomorrow morning wouldn't cost you "
+        "anything for the call-out."
+    )
+    failed = check_condition(dropped, [policy])
+    assert failed is not None and failed.passed is False
+    kept = "HomeCover members pay no call-out fee for visits booked at least 48 hours ahead."
+    assert check_condition(kept, [policy]) is None
