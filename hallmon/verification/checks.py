@@ -264,7 +264,7 @@ def _zoned_elsewhere(
 
 @lru_cache(maxsize=64)
 def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Quantity, ...]:
-    """The answer's amounts, counts and dates that its sources hold, and those that follow by
+    """The answer's amounts, counts, dates and times that its sources hold, and those that follow by
     the answer's arithmetic from these (worked out in rounds from the held ones, so no two wrong
     amounts back each other): what one claim may build on from another ("the total comes to
     £4,395 … the remaining £3,895" after a £500 deposit; "59,010 minutes in all … so 9,010
@@ -277,6 +277,7 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
         or a.currency
         or (a.kind == "number" and a.values)
         or (a.kind == "date" and a.dates)
+        or (a.kind == "time" and a.values)
     ]
     figures = figures[:MAX_ANSWER_FIGURES]
     if not figures or not source_texts:

@@ -1221,3 +1221,20 @@ def test_no_fee_said_without_the_booking_condition_the_policy_sets() -> None:
     assert failed is not None and failed.passed is False
     kept = "HomeCover members pay no call-out fee for visits booked at least 48 hours ahead."
     assert check_condition(kept, [policy]) is None
+
+
+def test_a_time_worked_out_from_a_time_the_answer_said_in_its_zone() -> None:
+    # hand49-03 (held out): the window opens 23:15 UTC, "6:15 p.m. Toronto time (EST)";
+    # free cancellation ends "5:15 p.m., 60 minutes before the window starts"
+    tool = Source(
+        source_id="tool:orders.get:c1",
+        kind="tool_result",
+        text="Output:\nWindow start: 2026-11-28T23:15:00Z.\nWindow end: 2026-11-28T23:45:00Z.",
+    )
+    policy = doc("Scheduled orders can be cancelled free of charge up to 60 minutes before.")
+    first = "Your order arrives between 6:15 and 6:45 p.m. Toronto time (EST) on 28 November."
+    second = "You can cancel for free until {} p.m. that day, 60 minutes before the window starts."
+    for time_, ok in (("5:15", True), ("4:15", False)):
+        answer = f"{first} {second.format(time_)}"
+        result = check_numbers(second.format(time_), [], [tool, policy], answer_text=answer)
+        assert result.passed is ok, result.detail
