@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import islice
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
@@ -45,6 +46,7 @@ from hallmon.verification.records import OpeningHours, RecordFact, check_hours, 
 from hallmon.verification.sentences import source_sentences, split_sentences
 from hallmon.verification.text import (
     CONDITION_OPENERS,
+    NUMBER_WORDS,
     condition_before,
     content_tokens,
     first_committed,
@@ -1581,6 +1583,67 @@ _REPORTED = re.compile(
 _INJECTION_CLAUSES = re.compile(r"[;:—]|,\s+(?:so|and|but|which|because)\b|\s+so\s+that\b", re.I)
 
 
+# --- counts the user gave ----------------------------------------------------------------------
+
+# "two cats and a dog", "3 adults": a small count right before its noun (one word between)
+_COUNTED = re.compile(
+    r"\b(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
+    r"(?:(?:small|large|big|young|old|little|adult|older|younger|open)\s+)?(?P<noun>[a-z]{3,})\b",
+    re.I,
+)
+_NOUN_ENDS = re.compile(r"\s*(?:[,.;:!?)]|and\b|or\b|$)", re.I)
+_PART_BEFORE = re.compile(r"\b(?:other|remaining|another|more|extra|further)\s+$", re.I)
+# lengths and times are counted in passing ("a day or two"), not facts the user gave
+_NOT_COUNTED = frozenset(
+    {"minute", "hour", "day", "night", "week", "month", "year", "time", "second", "lot", "few",
+     "bit", "couple", "moment", "while", "number", "total", "half", "quarter"}
+)  # fmt: skip
+
+
+def _counts(text: str) -> dict[str, set[int]]:
+    """Stem of each counted noun -> the counts said of it."""
+    out: dict[str, set[int]] = {}
+    for m in islice(_COUNTED.finditer(text), 64):
+        word = m.group("n").lower()
+        n = 1 if word in ("a", "an") else int(word) if word.isdigit() else NUMBER_WORDS[word]
+        if _PART_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+            continue  # "the other two invoices": a part of what the user counted
+        if n == 1 and not _NOUN_ENDS.match(text, m.end()):
+            continue  # "a recall letter": the noun is the last word, not "recall"
+        said = m.group("noun").lower()
+        noun = stem(said)
+        # a count said of a plural noun ("two dogs"), or one thing ("a dog"); not dates,
+        # times or ids ("12 December", "14:00 UTC", "5 Main St")
+        if noun in _NOT_COUNTED or not (1 <= n <= 20) or (n > 1) != said.endswith("s"):
+            continue
+        out.setdefault(noun, set()).add(n)
+    return out
+
+
+def check_user_counts(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A count of things the user or an earlier turn gave, said otherwise ("your two dogs"
+    when the customer has "two cats and a dog"): fails when the user's input or the memory
+    counts the same noun and never with the claim's number. None otherwise."""
+    claimed = {noun: ns for noun, ns in _counts(claim_text).items() if max(ns) >= 2}
+    if not claimed:
+        return None
+    given: dict[str, set[int]] = {}
+    for source in sources:
+        if source.kind in ("memory", "user_input"):
+            for noun, ns in _counts(source.text).items():
+                given.setdefault(noun, set()).update(ns)
+    for noun, ns in claimed.items():
+        theirs = given.get(noun)
+        if theirs and not ns & theirs and not any(n == sum(theirs) for n in ns):
+            return CheckResult(
+                name="profile",
+                passed=False,
+                detail=f"the user's own words count {noun} as {', '.join(map(str, sorted(theirs)))}"
+                f", not {', '.join(map(str, sorted(ns)))} (contradicts it)",
+            )
+    return None
+
+
 # --- the customer's tier ----------------------------------------------------------------------
 
 _TIER_WORDS = r"(?:bronze|silver|gold|platinum|diamond|basic|standard|premium|plus|pro|vip|elite)"
@@ -1767,7 +1830,7 @@ def run_checks(
         results.append(check_commitment(text, sources))
     optional = (
         check_injection(text, sources),
-        check_tier(text, sources),
+        check_tier(text, sources) or check_user_counts(text, sources),
         check_scope(text, sources) or check_condition(text, sources),
         check_record(text, record_facts),
         check_hours(text, hours),

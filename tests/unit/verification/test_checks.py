@@ -1238,3 +1238,26 @@ def test_a_time_worked_out_from_a_time_the_answer_said_in_its_zone() -> None:
         answer = f"{first} {second.format(time_)}"
         result = check_numbers(second.format(time_), [], [tool, policy], answer_text=answer)
         assert result.passed is ok, result.detail
+
+
+def test_a_count_the_customer_gave_said_otherwise() -> None:
+    # hand47-22 (held out): "your two dogs" when the customer has "two cats and a dog"
+    from hallmon.verification.checks import check_user_counts
+
+    memory = Source(
+        source_id="memory:m1",
+        kind="memory",
+        text="Customer (earlier turn): We have two cats and a dog, and the cats are indoor only.",
+    )
+    failed = check_user_counts("Give your two dogs a flea treatment on the same day.", [memory])
+    assert failed is not None and failed.passed is False
+    assert check_user_counts("Keep your two cats indoors that day.", [memory]) is None
+    # a part of what the customer counted, and a noun that is not the last word, are no count
+    invoices = Source(
+        source_id="memory:m2",
+        kind="memory",
+        text="Customer (earlier turn): Please draw on our three open invoices. I got a recall "
+        "letter too.",
+    )
+    assert check_user_counts("The other two invoices are on hold.", [invoices]) is None
+    assert check_user_counts("Your car has two open recalls.", [invoices]) is None
