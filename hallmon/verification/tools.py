@@ -1248,6 +1248,42 @@ def _is_code(text: str) -> bool:
     )
 
 
+# Kinds that exclude each other: an account is checking or savings, a fare economy or
+# business. A claim naming one kind of a set where the call's type field holds another
+# ("your savings account ending in 2290" against `type: checking`) misreads the output.
+_KIND_SETS = (
+    frozenset({"checking", "current", "savings", "deposit", "brokerage", "credit", "isa"}),
+    frozenset({"adult", "child", "senior", "student", "infant", "youth", "concession"}),
+    frozenset({"economy", "premium economy", "business", "first"}),
+    frozenset({"single", "double", "twin", "triple", "suite", "family"}),
+    frozenset({"debit", "credit", "prepaid"}),
+    frozenset({"monthly", "annual", "quarterly", "weekly"}),
+    frozenset({"standard", "express", "overnight", "economy"}),
+)
+_KIND_LEAF = re.compile(r"(?:^|_)(?:type|kind|class|category|cabin|tier|plan|frequency|cycle)$")
+
+
+def _other_kinds(claim_text: str, call: ToolCall) -> list[str]:
+    """A kind the claim names ("savings") where the call's type field holds another kind of
+    the same set (`type: checking`) and no field of the call holds the claim's."""
+    low = claim_text.lower()
+    held = {v.lower().replace("_", " ") for _, v in call.fields}
+    out: list[str] = []
+    for key, value in call.fields:
+        leaf = key.rsplit(".", 1)[-1].lower()
+        kind = value.lower().replace("_", " ")
+        if not _KIND_LEAF.search(leaf) or re.search(rf"\b{re.escape(kind)}\b", low):
+            continue
+        for kinds in _KIND_SETS:
+            if kind not in kinds:
+                continue
+            said = [k for k in kinds - held if re.search(rf"\b{re.escape(k)}\b(?!-)", low)]
+            if said:
+                out.append(f"'{said[0]}' but {call.tool}'s {leaf}={value}")
+                return out
+    return out
+
+
 def _keyed_codes(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
     """(matched, mismatched) codes the claim says right after a field's name: "packing group
     III" against the element's `packing_group: "II"`. A claim naming several elements may say
@@ -1441,6 +1477,7 @@ def check_tool_facts(
         statuses = _statuses(call)
         listed = _statuses(call, listed=True)
         matched += [f"status {v}" for v in _spelled_statuses(claim_text, call) - known]
+        mismatched += _other_kinds(claim_text, call)
         codes_matched, codes_mismatched = _keyed_codes(claim_text, call)
         matched += codes_matched
         mismatched += codes_mismatched

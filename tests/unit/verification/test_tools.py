@@ -1475,3 +1475,22 @@ def test_a_line_of_the_answer_reads_out_one_element_by_its_words_and_amount() ->
     # a line whose words name no element, or whose amount is another's, is not read so
     assert check_tool_facts("Parking: £85.00", calls) is None
     assert check_tool_facts("Emergency surcharge: £78.50", calls) is None
+
+
+def test_a_kind_the_type_field_excludes() -> None:
+    # hand45-13 (held out): "your savings account ending in 2290" against `type: checking`
+    refund = {"return_id": "LT-2026-612408", "status": "deposited", "amount_minor": 190250,
+              "currency": "USD", "deposit_account": {"type": "checking", "last4": "2290"}}  # fmt: skip
+    calls = [call("refunds.get_status", refund)]
+    said = "Refund LT-2026-612408 of $1,902.50 was deposited into your {} account ending in 2290."
+    wrong = check_tool_facts(said.format("savings"), calls)
+    assert wrong is not None and wrong.passed is False and "type=checking" in wrong.detail
+    right = check_tool_facts(said.format("checking"), calls)
+    assert right is not None and right.passed is True
+    # a kind another element holds is no misreading ("the child ticket" beside adult ones)
+    tickets = {"order_id": "SS-4410", "tickets": [{"seat": "14", "type": "adult"},
+                                                  {"seat": "15", "type": "child"}]}  # fmt: skip
+    child = check_tool_facts(
+        "On order SS-4410 the child ticket is seat 15.", [call("o.get", tickets)]
+    )
+    assert child is None or child.passed is True
