@@ -1479,10 +1479,15 @@ def test_a_line_of_the_answer_reads_out_one_element_by_its_words_and_amount() ->
 
 def test_a_kind_the_type_field_excludes() -> None:
     # hand45-13 (held out): "your savings account ending in 2290" against `type: checking`
-    refund = {"return_id": "LT-2026-612408", "status": "deposited", "amount_minor": 190250,
-              "currency": "USD", "deposit_account": {"type": "checking", "last4": "2290"}}  # fmt: skip
+    refund = {
+        "return_id": "LT-2026-612408",
+        "status": "deposited",
+        "amount_minor": 190250,
+        "currency": "USD",
+        "deposit_account": {"type": "checking", "last4": "2290"},
+    }
     calls = [call("refunds.get_status", refund)]
-    said = "Refund LT-2026-612408 of $1,902.50 was deposited into your {} account ending in 2290."
+    said = "Refund LT-2026-612408 of $1,902.50 was deposited into your {} account ending 2290."
     wrong = check_tool_facts(said.format("savings"), calls)
     assert wrong is not None and wrong.passed is False and "type=checking" in wrong.detail
     right = check_tool_facts(said.format("checking"), calls)
