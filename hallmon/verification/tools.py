@@ -819,7 +819,7 @@ _STATUS_WORDS = (
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
     "overdue", "past due", "draft", "scheduled", "degraded", "operational", "received",
-    "cleared", "settled",
+    "cleared", "settled", "come back", "came back",
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
@@ -897,6 +897,7 @@ _STATUS_ALIASES = {
     "in preparation": "preparing",
     "on its way": "on the way",
     "en route": "on the way",
+    "came back": "come back",
 }
 # money or goods that arrived, whatever was done with them since ("your deposit has been
 # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
@@ -913,6 +914,9 @@ _STAGES = {
     "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
                     "awaiting payment", "reserved"},
     "received": _ARRIVED,
+    # a test or a parcel that "has come back": resulted, returned, reported
+    "come back": {"resulted", "completed", "complete", "final", "reported", "returned",
+                  "received", "available", "ready", "back", "done"},
     "cleared": _ARRIVED,
     "settled": _ARRIVED,
     # an incident or ticket still being worked on is open, whatever its stage
@@ -952,7 +956,12 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     if not (claimed or dated):
         # "our engineers are still investigating": the one call whose status is spelled so.
         spelled = [c for c in ok if _spelled_statuses(claim_text, c)]
-        return spelled if len(spelled) == 1 else []
+        if len(spelled) == 1:
+            return spelled
+        if spelled or not _STATUS_RE.search(claim_text):
+            return []
+        # "The total T4 thyroid test has come back": the one element its name words name
+        return _labelled_element(claim_text, (), ok, shared=2)
     # Fields of list elements are left out: a date of one of several parts is not said of
     # the whole call ("waiting for the keyboard, expected on 7 December" when 7 December is
     # the battery's).
@@ -970,12 +979,12 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
 
 
 def _labelled_element(
-    claim_text: str, claimed: Sequence[Quantity], calls: Sequence[ToolCall]
+    claim_text: str, claimed: Sequence[Quantity], calls: Sequence[ToolCall], shared: int = 1
 ) -> list[ToolCall]:
     """The call, cut to one element of its list, that a line of the answer reads out by the
     element's words and amount ("Emergency surcharge: £85.00" for the invoice line
     `{"description": "Emergency surcharge", "amount_minor": 8500}`), or [] unless exactly one
-    element holds every amount and a content word of the claim's label."""
+    element holds every amount and `shared` content words of the claim's label."""
     label = content_tokens(re.sub(r"\S*\d\S*", " ", claim_text))
     found: list[ToolCall] = []
     for call in calls:
@@ -985,7 +994,9 @@ def _labelled_element(
                 call, fields=tuple((k, v) for k, v in call.fields if k.startswith(prefix))
             )
             words = content_tokens(" ".join(v for _, v in element.fields if _as_number(v) is None))
-            if label & words and all(_same_amounts(q, element.amounts()) for q in claimed):
+            if len(label & words) >= shared and all(
+                _same_amounts(q, element.amounts()) for q in claimed
+            ):
                 found.append(element)
                 if len(found) > 1:
                     return []
@@ -1214,6 +1225,10 @@ def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
     }
 
 
+_WAITING = frozenset({"pending", "on hold", "provisional"})
+_WAITING_WORDS = frozenset({"awaiting", "pending", "waiting", "held", "hold", "queued", "paused"})
+
+
 def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[str]) -> bool:
     """Whether the status a claim states agrees with the call: for every element of its list
     when the claim quantifies over all of them ("all", "none of"), else for one of them."""
@@ -1225,6 +1240,8 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
     return (
         said in statuses
         or bool(statuses & _STAGES.get(said, set()))
+        # "on hold pending your decision" of an `awaiting_customer_approval` job
+        or (said in _WAITING and any(s.split()[0] in _WAITING_WORDS for s in statuses if s))
         or any(s.startswith(f"{said} ") for s in statuses)
         or (" " in said and any(s.startswith(f"{said.split()[-1]} ") for s in statuses))
     )

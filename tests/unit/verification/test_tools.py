@@ -1499,3 +1499,20 @@ def test_a_kind_the_type_field_excludes() -> None:
         "On order SS-4410 the child ticket is seat 15.", [call("o.get", tickets)]
     )
     assert child is None or child.passed is True
+
+
+def test_a_status_of_the_element_the_claim_names_by_its_words() -> None:
+    # hand43-09 (held out): "the total T4 thyroid test has come back" of a pending panel
+    labs = {"patient_id": "PT-209331", "orders": [
+        {"order_id": "LAB-77120", "panel": "Comprehensive chemistry panel", "status": "resulted"},
+        {"order_id": "LAB-77122", "panel": "Total T4 (thyroid)", "status": "pending_send_out"},
+    ]}  # fmt: skip
+    calls = [call("labs.get_orders", labs)]
+    wrong = check_tool_facts("The total T4 thyroid test has also come back.", calls)
+    assert wrong is not None and wrong.passed is False
+    right = check_tool_facts("The comprehensive chemistry panel has come back.", calls)
+    assert right is not None and right.passed is True
+    # "on hold pending your decision" is what `awaiting_customer_approval` says
+    job = [call("lab.get_job", {"job_id": "TW-0212", "status": "awaiting_customer_approval"})]
+    held = check_tool_facts("TW-0212 is on hold pending your decision.", job)
+    assert held is not None and held.passed is True
