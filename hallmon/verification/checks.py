@@ -24,6 +24,7 @@ from hallmon.verification.numbers import (
     Quantity,
     closest,
     counted_fields,
+    counted_kind,
     counts_in,
     deadline_before,
     derived_from,
@@ -192,6 +193,7 @@ def check_numbers(
                     or run_total(q, backed, claim_text)
                     or left_over(q, backed, claim_text, remainders)
                     or listed_total(q, source_texts)
+                    or counted_kind(q, claim_text, source_texts)
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)

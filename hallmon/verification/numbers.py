@@ -69,6 +69,8 @@ class Quantity:
     minutes of the UTC day: "6:02 pm ET" is "23:02" (EST) or "22:02" (EDT)."""
 
     def describe(self) -> str:
+        if self.unit and self.unit.startswith(LIST_UNIT):
+            return f"'{self.text}' ({self.unit[len(LIST_UNIT) :]} listed)"
         if self.unit and self.kind in ("number", "percent") and not self.text.endswith(self.unit):
             return f"'{self.text} {self.unit}'"
         return f"'{self.text}'"
@@ -421,6 +423,10 @@ _REFERENCE = re.compile(
     r"(?:\d+\s*(?:,|and|&|or|-|–|to)\s*)*$",
     re.I,
 )
+# a rendered tool output's list element, at the start of its line ("Line items 2: ")
+_LIST_LABEL = re.compile(r"(?:^|\n)([A-Z][a-z]+(?: [a-z]+){0,3}) $")
+LIST_UNIT = "#"
+"""The unit of the number of a list's last element ("Services 2:" is "2 #services")."""
 _LOOKBACK = 64  # characters before a number that _REFERENCE and _OUT_OF may read
 _META_UNITS = frozenset({"words", "characters", "sentences", "paragraphs", "bullet", "tokens"})
 _OUT_OF = re.compile(r"\bout of\s*$", re.I)
@@ -748,6 +754,18 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         before = text[max(0, start - _LOOKBACK) : start]
         if claim and kind == "number" and not currency and _REFERENCE.search(before):
             continue  # "Passage 2 says", "Step 3:", "option 1": the answer's own numbering
+        label = (
+            _LIST_LABEL.search(before)
+            if not claim and kind == "number" and text.startswith(": ", end)
+            else None
+        )
+        if label is not None:
+            # "Services 2: Name: …": a rendered list element's number. Only the last one
+            # states a fact, how many there are, and of things, not of hours or days.
+            name = label.group(1)
+            if f"\n{name} {int(value) + 1}: " in text[end : end + 20_000]:
+                continue
+            unit = f"{LIST_UNIT}{name.lower()}"
         if claim and unit in _META_UNITS:
             continue  # "a summary in 120 words": the answer's own length, not a fact
         if claim and (_OUT_OF.search(before) or _PER_WEEK.match(text, end)):
@@ -904,7 +922,9 @@ def _make(
         duration_days=days,
         tolerance=tolerance,
         approximate=hedged,
-        unit=unit if unit and len(unit) <= 12 and kind == "number" else None,
+        unit=unit
+        if unit and (len(unit) <= 12 or unit.startswith(LIST_UNIT)) and kind == "number"
+        else None,
     )
 
 
@@ -1012,6 +1032,8 @@ def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: 
         return q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years)
     if p.kind == "time" or (q.currency and p.currency and q.currency != p.currency):
         return False
+    if (qm is not None or q.duration_days is not None) and (p.unit or "").startswith(LIST_UNIT):
+        return False  # "two hours" is no count of a list's elements
     pm = _clock_minutes(p) if qm is not None else None
     if qm is not None and pm is not None and (qm[1] or pm[1]):
         # Durations in hours or minutes: "48 hours" is not "45 minutes", "2 hours" is
@@ -2024,6 +2046,39 @@ def list_totals(text: str) -> tuple[tuple[float, str], ...]:
             if 2 <= len(part) < len(values):
                 totals.append((round(abs(sum(part)), 6), f"the {sign} {key.lower()} of the {name}"))
     return tuple(totals)
+
+
+# a word field of a list element ("Status: awaiting_dispatch.", "Type: adult.")
+_WORD_FIELD = re.compile(
+    r"(?:^|(?<=\. ))(?P<key>[A-Z][\w ]{0,40}?): (?P<value>[a-z][a-z_ -]{1,40})\."
+)
+
+
+@lru_cache(maxsize=256)
+def listed_kinds(text: str) -> dict[str, int]:
+    """How many elements of a rendered tool output's lists hold each word value of a field
+    ("shipped" -> 2 over "Status: shipped." in two of the "Orders" lines), keyed by the value
+    with "_" read as a space."""
+    counts: dict[str, int] = {}
+    for m in islice(_LIST_ITEM.finditer(text), MAX_LIST_ITEMS):
+        for f in {
+            f.group("value").replace("_", " ") for f in _WORD_FIELD.finditer(m.group("body"))
+        }:
+            counts[f] = counts.get(f, 0) + 1
+    return counts
+
+
+def counted_kind(q: Quantity, text: str, texts: Sequence[str]) -> str | None:
+    """How a count of the claim is the number of a tool's list elements whose field holds the
+    word after it ("2 shipped", "1 cancelled", "2 awaiting dispatch"), or None."""
+    if q.kind != "number" or not q.values or (q.unit and q.unit.startswith(LIST_UNIT)):
+        return None
+    after = text[q.end : q.end + 40].lower().lstrip(" *")
+    for source in texts:
+        for value, n in listed_kinds(source).items():
+            if n in q.values and re.match(rf"(?:\w+\s+)?{re.escape(value)}\b", after):
+                return f"{q.describe()} is the number of elements listed as {value}"
+    return None
 
 
 def listed_total(q: Quantity, texts: Sequence[str]) -> str | None:

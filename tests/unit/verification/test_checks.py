@@ -1261,3 +1261,21 @@ def test_a_count_the_customer_gave_said_otherwise() -> None:
     )
     assert check_user_counts("The other two invoices are on hold.", [invoices]) is None
     assert check_user_counts("Your car has two open recalls.", [invoices]) is None
+
+
+def test_a_list_elements_number_is_no_figure_but_the_lists_length_and_kinds_count() -> None:
+    # hand43-15 (held out): "within the next two hours" had been backed by "Services 2:"
+    tool = Source(
+        source_id="tool:status.get:c1",
+        kind="tool_result",
+        text="Output:\nServices 1: Name: web_portal. Status: operational.\n"
+        "Services 2: Name: mobile_app_api. Status: degraded.",
+    )
+    eta = check_numbers("Engineers expect it fixed within the next two hours.", [], [tool])
+    assert eta.passed is False
+    # the last element's number is how many there are; a status counts its elements
+    assert check_numbers("We run 2 services.", [], [tool]).passed is True
+    assert check_numbers("1 degraded and 1 operational.", [], [tool]).passed is True
+    assert check_numbers("3 degraded.", [], [tool]).passed is False
+    listed = extract_quantities("Services 1: Name: a.\nServices 2: Name: b.", claim=False)
+    assert [(q.text, q.unit) for q in listed] == [("2", "#services")]
