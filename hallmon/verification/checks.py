@@ -1556,7 +1556,7 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     # agent's own conclusion from it.
     # (not in a claim that reports or declines what a note says: "the note says her milk can
     # go in, but that conflicts with the withdrawal date, so I'm not passing it on")
-    parts = [] if _REPORTED.search(claim_text) else _INJECTION_CLAUSES.split(claim_text)[:8]
+    parts = [] if _REPORTED.search(claim_text) else _CLAUSE_BREAK.split(claim_text)[:8]
     clauses = [words] + [w for part in parts if len(w := content_tokens(part)) >= 3 and w != words]
     for said in clauses:
         said = said - users or said
@@ -1582,7 +1582,17 @@ _REPORTED = re.compile(
     r"disregard\w*|passing|pass\s+(?:it|that|this)\s+on)\b",
     re.I,
 )
-_INJECTION_CLAUSES = re.compile(r"[;:—]|,\s+(?:so|and|but|which|because)\b|\s+so\s+that\b", re.I)
+# Where a claim's clauses part: "…, so you won't pay anything extra", "…, including those …"
+_CLAUSE_BREAK = re.compile(
+    r"[;:—]|,\s+(?:so|and|but|which|because|including)\b|\s+so\s+that\b", re.I
+)
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    """The clause of `text` that holds `text[start:end]`."""
+    first = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
+    last = next((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), len(text))
+    return text[first:last]
 
 
 # --- counts the user gave ----------------------------------------------------------------------
@@ -1732,11 +1742,7 @@ def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     if not said or _CONDITIONED.search(claim_text):
         return None
     # the clause that says it ("… pay no call-out fee, so a visit tomorrow costs nothing")
-    start = max(
-        (m.end() for m in _INJECTION_CLAUSES.finditer(claim_text, 0, said.start())), default=0
-    )
-    end = next((m.start() for m in _INJECTION_CLAUSES.finditer(claim_text, said.end())), None)
-    words = content_tokens(claim_text[start:end])
+    words = content_tokens(_clause_around(claim_text, said.start(), said.end()))
     if len(words) < 2:
         return None
     best = _best(
@@ -1767,7 +1773,12 @@ def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
         return None
     # The class is the word after the quantifier, or the next one ("all paid plans").
     nouns = {stem(w.lower()) for w in (m.group("noun"), m.group("next")) if w}
-    words = content_tokens(claim_text) - {"all", "every", "each"}
+    # the clause that quantifies ("Freezes are open to all members, including those …")
+    words = content_tokens(_clause_around(claim_text, m.start(), m.end())) - {
+        "all",
+        "every",
+        "each",
+    }
     if not words:
         return None
     best = _best(

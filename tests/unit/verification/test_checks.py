@@ -1279,3 +1279,21 @@ def test_a_list_elements_number_is_no_figure_but_the_lists_length_and_kinds_coun
     assert check_numbers("3 degraded.", [], [tool]).passed is False
     listed = extract_quantities("Services 1: Name: a.\nServices 2: Name: b.", claim=False)
     assert [(q.text, q.unit) for q in listed] == [("2", "#services")]
+
+
+def test_all_members_in_one_clause_where_the_policy_says_only_some() -> None:
+    # hand44-22 (held out): the clause that quantifies is compared, not the whole claim
+    from hallmon.verification.checks import check_scope
+
+    policy = doc(
+        "Freezes are only available to members who have completed their initial 3-month "
+        "minimum term. A freeze fee of A$10 per month applies."
+    )
+    said = (
+        "Freezes are open to all members, including those still in their first three months, "
+        "so joining in April isn't a problem."
+    )
+    failed = check_scope(said, [policy])
+    assert failed is not None and failed.passed is False
+    kept = "Freezes are open to all members who have completed the initial 3-month term."
+    assert check_scope(kept, [policy]) is None
