@@ -1717,6 +1717,8 @@ _RESTRICTS = re.compile(
 )
 
 
+# "all members who have completed …": the class narrowed right after it
+_RELATIVE_AFTER = re.compile(r"\s+(?:who|that|whose|having)\b", re.I)
 # Free of charge, said without a condition; and a condition in the source's clause.
 _FREE_SAID = re.compile(
     r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:[\w-]+\s+)?(?:fee|charge|cost)|"
@@ -1769,7 +1771,7 @@ def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
     ("Orders over 100 EUR ship for free", "available on the Pro plan only"). None where the
     claim quantifies over nothing, keeps the restriction itself, or no sentence is close."""
     m = _UNIVERSAL.search(claim_text)
-    if not m or _RESTRICTS.search(claim_text):
+    if not m or _RESTRICTS.search(claim_text) or _RELATIVE_AFTER.match(claim_text, m.end("noun")):
         return None
     # The class is the word after the quantifier, or the next one ("all paid plans").
     nouns = {stem(w.lower()) for w in (m.group("noun"), m.group("next")) if w}
