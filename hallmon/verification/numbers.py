@@ -177,16 +177,17 @@ _DAY_RANGES = [
     ),
 ]
 # "the weeks of 7, 14 and 21 December", "December 7, 14, and 21": every day of the list
-# takes the month (two days around "and" are a range above, which reads both days too).
+# takes the month (two days around "and" are a range above, which reads both days too; at
+# most 12 days, so that a long run of numbers costs no more than a short one).
 _DAY_ITEM = rf"\d{{1,2}}{_ORD}"
 _DAY_LISTS = [
     re.compile(
-        rf"\b(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM})+,?\s+(?:and|&|or)\s+{_DAY_ITEM})"
+        rf"\b(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM}){{1,11}},?\s+(?:and|&|or)\s+{_DAY_ITEM})"
         rf"\s+(?:of\s+)?{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b",
         re.I,
     ),
     re.compile(
-        rf"\b{_MONTH}\s+(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM})+,?\s+(?:and|&|or)\s+"
+        rf"\b{_MONTH}\s+(?P<days>{_DAY_ITEM}(?:\s*,\s*{_DAY_ITEM}){{1,11}},?\s+(?:and|&|or)\s+"
         rf"{_DAY_ITEM})\b(?![:.]\d)(?:,?\s+(?P<year>\d{{4}}))?",
         re.I,
     ),
