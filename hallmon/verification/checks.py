@@ -959,7 +959,8 @@ _FUTURE = re.compile(r"\b(?:will|'ll|’ll|going to|can|could|would|shall|may|mi
 # Both alternatives start only where their run of characters starts (the look-behinds), so a
 # long run without a digit or an "@" is scanned once, not once per position (quadratic).
 _IDENTIFIER = re.compile(
-    r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,}(?![\w])"
+    # ("ch_9Lm2A", "whd_a2": API ids with underscores too)
+    r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]{2,}(?![\w])"
     r"|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+"
 )
 
@@ -1434,6 +1435,8 @@ _DENIES = re.compile(
 )
 
 
+# "rescheduled at no charge", "no extra cost": a price of nothing, which grants, not refuses
+NO_CHARGE = re.compile(r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee)s?\b", re.I)
 # The words that say what a commitment gives, to find the policy clause that speaks of it.
 _PROMISE_WORD = re.compile(
     r"\b(?:guarantee\w*|free|waive\w*|refund\w*|exception\w*|promise\w*|cover\w*|eligible|"
@@ -1484,7 +1487,9 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         return bool(given & words), len(obj & words)
 
     clause = max(_POLICY_CLAUSE.split(sentence), key=speaks_of)
-    if _DENIES.search(_CONDITION_CLAUSE.sub(" ", clause)) and not _DENIES.search(claim_text):
+    if _DENIES.search(NO_CHARGE.sub(" free ", _CONDITION_CLAUSE.sub(" ", clause))) and not (
+        _DENIES.search(claim_text)
+    ):
         # "We can accept the return of the opened software" against "Opened software cannot
         # be returned": the closest source sentence refuses what the claim grants.
         return CheckResult(
@@ -1656,6 +1661,73 @@ def check_user_counts(claim_text: str, sources: Sequence[Source]) -> CheckResult
     return None
 
 
+# One side of a pair the user named for a thing of theirs: "my right knee", "the rear door"
+_SIDES = {"left": "right", "right": "left", "upper": "lower", "lower": "upper",
+          "front": "rear", "rear": "front"}  # fmt: skip
+_SIDE = re.compile(r"\b(left|right|upper|lower|front|rear)\s+([a-z]{3,})\b", re.I)
+
+
+def check_user_sides(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """The other side of what the user or an earlier turn named ("your left knee" when the
+    customer said "my right knee"), or None."""
+    said = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _SIDE.finditer(claim_text)}
+    if not said:
+        return None
+    theirs = {
+        (m.group(1).lower(), stem(m.group(2).lower()))
+        for s in sources
+        if s.kind in ("memory", "user_input")
+        for m in islice(_SIDE.finditer(s.text), 64)
+    }
+    for side, noun in sorted(said):
+        if (_SIDES[side], noun) in theirs and (side, noun) not in theirs:
+            return CheckResult(
+                name="profile",
+                passed=False,
+                detail=f"the user's own words say {_SIDES[side]} {noun}, not {side} "
+                "(contradicts it)",
+            )
+    return None
+
+
+# "Since you mentioned you only need two weeks": what the claim says the user said
+_USER_SAID = re.compile(
+    r"\b(?:you(?:['’]ve|\s+have)?\s+(?:mentioned|said|told\s+(?:me|us)|noted|explained|"
+    r"confirmed|let\s+(?:me|us)\s+know)|as\s+you\s+(?:said|mentioned|asked))\b(?:\s+that)?",
+    re.I,
+)
+
+
+def check_user_said(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A figure the claim puts in the user's mouth ("since you mentioned you only need two
+    weeks of retention") that nothing the user said in this or an earlier turn holds ("we must
+    keep backups for at least 30 days"). None where the claim quotes the user on nothing
+    countable, or no turn of the user's is given."""
+    said = _USER_SAID.search(claim_text)
+    if said is None:
+        return None
+    # what follows, up to the end of its clause ("you only need two weeks of retention, …")
+    quoted = re.split(r"[,;:—]\s|\.\s|\.$", claim_text[said.end() : said.end() + 300], maxsplit=1)[
+        0
+    ]
+    figures = extract_quantities(quoted, True)
+    users = [s for s in sources if s.kind in ("memory", "user_input")]
+    if not figures or not users:
+        return None
+    theirs = [q for s in users for q in distinct_quantities(s.text)]
+    missing = [q for q in figures if find_match(q, theirs) is None]
+    if not missing:
+        return None
+    return CheckResult(
+        name="profile",
+        passed=False,
+        detail=f"{missing[0].describe()} is said to be the user's, but no turn of theirs says "
+        "it (contradicts it)"
+        if theirs
+        else f"{missing[0].describe()} is said to be the user's, but they gave no figure",
+    )
+
+
 # --- the customer's tier ----------------------------------------------------------------------
 
 _TIER_WORDS = r"(?:bronze|silver|gold|platinum|diamond|basic|standard|premium|plus|pro|vip|elite)"
@@ -1740,9 +1812,11 @@ def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     is free only on a condition ("free if you start a new lease within 30 days"): the claim
     drops the condition. None where the claim states no free-of-charge, keeps a condition of
     its own, or no sentence is close."""
-    said = _FREE_SAID.search(claim_text)
-    if not said or _CONDITIONED.search(claim_text):
+    if _CONDITIONED.search(claim_text):
         return None
+    said = _FREE_SAID.search(claim_text)
+    if not said:
+        return _provision_dropped(claim_text, sources)
     # the clause that says it ("… pay no call-out fee, so a visit tomorrow costs nothing")
     words = content_tokens(_clause_around(claim_text, said.start(), said.end()))
     if len(words) < 2:
@@ -1763,6 +1837,54 @@ def check_condition(claim_text: str, sources: Sequence[Source]) -> CheckResult |
         passed=False,
         detail=f"{best[1]} grants it on a condition the claim leaves out: “{_snip(best[2])}”",
     )
+
+
+# A proviso that the rule before it holds only under: "…, provided that fewer than 1,000 API
+# calls have been made", "as long as the seal is intact", "subject to a credit check".
+_PROVISO = re.compile(
+    r",?\s*\b(?:provided(?:\s+that)?|providing|as\s+long\s+as|only\s+if|only\s+when|"
+    r"on\s+condition\s+that|subject\s+to)\b",
+    re.I,
+)
+
+
+def _provision_dropped(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A rule restated without the proviso its source sentence sets ("Annual subscriptions
+    can be refunded in full within 14 days of purchase" where the policy adds "provided that
+    fewer than 1,000 API calls have been made"): the claim's first clause holds nearly all of
+    what the sentence says before the proviso and almost none of the proviso."""
+    first = _CLAUSE_BREAK.split(claim_text, maxsplit=1)[0]
+    words = content_tokens(first)
+    if len(words) < 3:
+        return None
+    for source in sources:
+        if source.kind not in ("document", "memory"):
+            continue
+        for sentence in source_sentences(source.text)[:MAX_CONDITION_SENTENCES]:
+            proviso = _PROVISO.search(sentence)
+            if proviso is None:
+                continue
+            rule = content_tokens(sentence[: proviso.start()])
+            condition = content_tokens(sentence[proviso.end() :]) - rule
+            if len(rule) < 3 or len(condition) < 2:
+                continue
+            kept = len(rule & words) / len(rule)
+            if (
+                kept >= 0.8
+                and len(rule & words) / len(words) >= 0.6
+                and not (condition & content_tokens(claim_text))
+            ):
+                return CheckResult(
+                    name="scope",
+                    passed=False,
+                    detail=f"{source.source_id} holds it only on a condition the claim leaves "
+                    f"out: “{_snip(sentence)}”",
+                )
+    return None
+
+
+MAX_CONDITION_SENTENCES = 40
+"""Sentences of each source read for a proviso (bounds hostile input)."""
 
 
 def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
@@ -1845,7 +1967,10 @@ def run_checks(
         results.append(check_commitment(text, sources))
     optional = (
         check_injection(text, sources),
-        check_tier(text, sources) or check_user_counts(text, sources),
+        check_tier(text, sources)
+        or check_user_counts(text, sources)
+        or check_user_sides(text, sources)
+        or check_user_said(text, sources),
         check_scope(text, sources) or check_condition(text, sources),
         check_record(text, record_facts),
         check_hours(text, hours),

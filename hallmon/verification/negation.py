@@ -127,6 +127,9 @@ _EXCEPTION = re.compile(
 )
 
 
+_RATHER_THAN = re.compile(r"\b(?:rather\s+than|instead\s+of)\b", re.I)
+
+
 def _denial(
     claim_text: str, words: frozenset[str], sources: Sequence[Source]
 ) -> CheckResult | None:
@@ -135,6 +138,11 @@ def _denial(
     be returned for a full refund" against "Opened software cannot be returned")."""
     exception = _EXCEPTION.search(claim_text)
     excepted = content_tokens(claim_text[exception.end() :]) if exception else frozenset()
+    # "applied to your next invoice rather than paid out as cash" denies the payout itself
+    rather = _RATHER_THAN.search(claim_text)
+    instead = (
+        content_tokens(claim_text[rather.end() : rather.end() + 40]) if rather else frozenset()
+    )
     for source in sources:
         if source.kind == "user_input":
             continue
@@ -148,7 +156,7 @@ def _denial(
             shared = len(said & words)
             if shared < 2 or shared / len(said) < DENIAL_COVERAGE or shared / len(words) < 0.5:
                 continue
-            if 2 * len(said & excepted) >= shared:
+            if negated_word in instead or 2 * len(said & excepted) >= shared:
                 # "covered, unless it was caused by freezing" against "It does not cover
                 # damage caused by freezing": the claim keeps the source's exclusion
                 continue
@@ -296,6 +304,8 @@ _NOT_NAMES = frozenset(
      # common nouns and office shorthand, not names ("per the KB", "the PDF", "your PIN")
      "KB", "SLA", "ETA", "FYI", "ASAP", "TBC", "TBD", "NB", "PS", "RSVP", "VAT", "PDF", "URL",
      "SMS", "PIN", "CSV", "IT", "HR", "QR",
+     # sizes and rates: "48.6 GB", "100 Mbps" (the number check reads the figure)
+     "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "Mbps", "Gbps", "kWh", "MW", "GW",
      "IST"}
     # time zones: "08:41 UTC" restates a "...T08:41:00Z" time, the number check reads it
     | {z.upper() for z in ZONE_NAMES if z.isalpha() and 2 <= len(z) <= 5}

@@ -159,7 +159,8 @@ _DATE_PATTERNS = [
         rf"\b(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}(?:,?\s+(?P<year>\d{{4}}))?\b", re.I
     ),
     re.compile(rf"\b{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
-    re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})\b"),
+    # (not inside an id: "snap-2026-11-26-0300")
+    re.compile(r"(?<![A-Za-z]-)\b(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})\b(?!-\d)"),
     # A tool's year-month ("entry": "2027-09") is that month, as "September 2027" is.
     re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)-(?P<mnum>0[1-9]|1[0-2])(?![\w-])"),
 ]
@@ -370,9 +371,11 @@ _TIME_RANGE = re.compile(
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
     re.I,
 )
-# (a space groups thousands only before a currency that is written so: "1 295 kr")
+# (an apostrophe groups thousands in Switzerland: "CHF 1'200.00"; a space only before a
+# currency that is written so: "1 295 kr")
 _NUM = (
-    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:['’]\d{3})+(?:\.\d+)?|"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
     r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
     r"|\d+(?:\.\d+)?"
 )
@@ -414,6 +417,7 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+")
 _UNIT_KEY = re.compile(
     r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*[-−]?$", re.I
 )
+_BYTES_KEY = re.compile(r"\bbytes\b[^.:;\d]{0,24}:?\s*$", re.I)
 _PENCE_KEY = re.compile(r"\b(?:pence|cents)\b[^.:;\d]{0,24}:?\s*$", re.I)
 _KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
               "mins": "minutes", "hr": "hours", "hrs": "hours"}  # fmt: skip
@@ -472,6 +476,7 @@ def _month_day(a: int, b: int) -> set[str]:
 
 
 def _number(literal: str) -> float:
+    literal = literal.replace("'", "").replace("’", "")
     if any(c in literal for c in " \u00a0\u202f"):  # "1 295,50 kr": spaces group, a comma ends
         return float(re.sub(r"[ \u00a0\u202f]", "", literal).replace(",", "."))
     return float(literal.replace(",", ""))
@@ -724,7 +729,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
         unit_match = _AFTER.match(after)
         unit = unit_match.group(1).lower() if unit_match else ""
-        in_pence = False
+        in_pence = in_bytes = False
         if not claim and not currency and not m.group("pct"):
             # a tool's field named for its unit ("Minutes: 420", "Stale seconds: 1050")
             keyed = _UNIT_KEY.search(text[max(0, start - 40) : start])
@@ -732,6 +737,10 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
                 unit = _KEY_UNITS.get(keyed.group(1).lower(), keyed.group(1).lower())
             # "excess pence per mile 9", "Fee pence: 73": also read in pounds ("9p")
             in_pence = _PENCE_KEY.search(text[max(0, start - 40) : start]) is not None
+            # "Bytes restored: 48600000000": also read in kB to TB (and KiB to TiB): "48.6 GB"
+            in_bytes = (
+                value >= 1000 and _BYTES_KEY.search(text[max(0, start - 40) : start]) is not None
+            )
         end = tail
         # "S$480", "NZ$65.00": another country's dollar is money in no currency we compare
         coded = currency is None and bool(m.group("sym"))
@@ -774,6 +783,9 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         made = _make(text, kind, start, end, value, literal, scale, currency, unit)
         if in_pence:
             made = replace(made, values=frozenset({value, value / 100}))
+        elif in_bytes:
+            sizes = {value / base**k for base in (1000, 1024) for k in (1, 2, 3, 4)}
+            made = replace(made, values=frozenset({value, *(v for v in sizes if v >= 1)}))
         elif value < 0 and not claim and _OFFSET_KEY.search(text[max(0, start - 40) : start]):
             # "Gates open offset min: -90": the answer says "90 minutes earlier"
             made = replace(made, values=frozenset({value, -value}))
@@ -817,10 +829,12 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
     return tuple(_zoned_dates(text, _compound_durations(text, found)))
 
 
-# "7 h 35 min", "2 hours and 55 minutes", "11 days and 8 hours": one length, in the smaller unit
-_COMPOUND = {("hour", "minute"): ("minutes", 60.0), ("day", "hour"): ("hours", 24.0)}
+# "7 h 35 min", "2 hours and 55 minutes", "11 days and 8 hours", "12 minutes 22 seconds": one
+# length, in the smaller unit
+_COMPOUND = {("hour", "minute"): ("minutes", 60.0), ("day", "hour"): ("hours", 24.0),
+             ("minute", "second"): ("seconds", 60.0)}  # fmt: skip
 _UNIT_FAMILY = {"h": "hour", "hr": "hour", "hour": "hour", "min": "minute", "minute": "minute",
-                "day": "day"}  # fmt: skip
+                "day": "day", "s": "second", "sec": "second", "second": "second"}  # fmt: skip
 
 
 def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
@@ -1439,7 +1453,8 @@ def run_total(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
 
 
 _LEFT_AFTER = re.compile(
-    r"\s*(?:[a-z]+\s+)?(?:left|remaining|more|short|to\s+go|fewer|less|over|extra|apart)\b",
+    r"\s*(?:[a-z]+\s+)?(?:left|remaining|more|short|to\s+go|fewer|less|over|extra|apart|above|"
+    r"below|under)\b",
     re.I,
 )
 

@@ -37,6 +37,7 @@ from hallmon.verification.checks import (
     _ACTION_DONE,
     _DENIES,
     _PAST,
+    NO_CHARGE,
     _claimed_families,
     _families,
     _identifiers,
@@ -911,6 +912,8 @@ _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
     "booked": {"booked", "confirmed", "scheduled", "reserved"},
+    # a message or a webhook "delivered" is one whose delivery `succeeded`
+    "delivered": {"delivered", "succeeded", "success", "sent", "acknowledged"},
     "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
                     "awaiting payment", "reserved"},
     "received": _ARRIVED,
@@ -1826,8 +1829,10 @@ def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
 
 def _present_done(text: str) -> bool:
     """A present 'is booked' said as a fact, not in a condition ("once it is booked",
-    "provided it is filed before the deadline")."""
-    return first_unconditioned(_PRESENT_DONE.finditer(text), text, _PRESENT_CONDITION) is not None
+    "provided it is filed before the deadline") nor as a rule's timeframe ("the records are
+    sent within 5 business days")."""
+    done = (m for m in _PRESENT_DONE.finditer(text) if not _TIMEFRAME_AFTER.match(text, m.end()))
+    return first_unconditioned(done, text, _PRESENT_CONDITION) is not None
 
 
 # "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
@@ -2004,7 +2009,8 @@ def _refuses(sentence: str, grants: re.Pattern[str]) -> bool:
     negates it ("Discounts do not apply to gift cards"); a negation in another clause ("free
     for members, no code needed") refuses nothing."""
     return any(
-        grants.search(clause) and _DENIES.search(clause) for clause in _CLAUSE_BREAK.split(sentence)
+        grants.search(clause) and _DENIES.search(NO_CHARGE.sub(" free ", clause))
+        for clause in _CLAUSE_BREAK.split(sentence)
     )
 
 

@@ -1297,3 +1297,76 @@ def test_all_members_in_one_clause_where_the_policy_says_only_some() -> None:
     assert failed is not None and failed.passed is False
     kept = "Freezes are open to all members who have completed the initial 3-month term."
     assert check_scope(kept, [policy]) is None
+
+
+def test_durations_sizes_and_swiss_amounts_in_the_forms_answers_use() -> None:
+    # hand51-05, hand51-08, hand51-09, hand52-11 (held out)
+    tool = Source(
+        source_id="tool:ci.get_run:c1",
+        kind="tool_result",
+        text="Output:\nDuration seconds: 742.\nBytes restored: 48600000000.\n"
+        "Snapshot: snap-2026-11-26-0300.\nFee: 1200.00 CHF.\nInsurer estimate: 840.00 CHF.",
+    )
+    assert check_numbers("The run took 12 minutes 22 seconds.", [], [tool]).passed is True
+    assert check_numbers("The run took 12 minutes 52 seconds.", [], [tool]).passed is False
+    assert check_numbers("In total, 48.6 GB was restored.", [], [tool]).passed is True
+    assert check_numbers("In total, 46.8 GB was restored.", [], [tool]).passed is False
+    assert check_numbers("The fee is CHF 1'200.00.", [], [tool]).passed is True
+    assert [q.kind for q in extract_quantities("snapshot snap-2026-11-26-0300")] != ["date"]
+    said = "You're sending 80 requests per second, which is {} above its limit of 50."
+    limit = doc("Key ak_3Hd9 peaked at 80 requests per second. Its limit is 50 per second.")
+    assert check_numbers(said.format(30), [], [limit]).passed is True
+    assert check_numbers(said.format(40), [], [limit]).passed is False
+
+
+def test_a_rule_restated_without_its_proviso() -> None:
+    # hand51-23 (held out): "provided that fewer than 1,000 API calls have been made"
+    from hallmon.verification.checks import check_condition
+
+    policy = doc(
+        "Annual subscriptions can be refunded in full within 14 days of purchase, provided "
+        "that fewer than 1,000 API calls have been made on the account since purchase."
+    )
+    dropped = (
+        "Annual subscriptions can be refunded in full within 14 days of purchase, so you're "
+        "eligible for a full refund until 9 December."
+    )
+    failed = check_condition(dropped, [policy])
+    assert failed is not None and failed.passed is False
+    kept = (
+        "Annual subscriptions can be refunded in full within 14 days of purchase, and you've "
+        "made only 312 API calls."
+    )
+    assert check_condition(kept, [policy]) is None
+
+
+def test_what_the_claim_says_the_user_said_and_which_side() -> None:
+    # hand51-22 and hand52-22 (held out)
+    from hallmon.verification.checks import check_user_said, check_user_sides
+
+    memory = Source(
+        source_id="memory:m1",
+        kind="memory",
+        text="Customer (earlier turn): For compliance we must keep backups for at least 30 days. "
+        "It's my right knee.",
+    )
+    wrong = check_user_said(
+        "Since you mentioned you only need two weeks, Standard covers you.", [memory]
+    )
+    assert wrong is not None and wrong.passed is False
+    right = check_user_said("Since you mentioned you need 30 days, Plus covers you.", [memory])
+    assert right is None
+    side = check_user_sides("This is for your left knee after the surgery.", [memory])
+    assert side is not None and side.passed is False
+    assert check_user_sides("This is for your right knee.", [memory]) is None
+
+
+def test_at_no_charge_grants_what_free_of_charge_says() -> None:
+    # hand52-01 (held out): "at no charge up to 48 hours before" is no refusal
+    policy = doc(
+        "Appointments can be rescheduled online or by phone at no charge up to 48 hours before "
+        "the start time. Changes made within 48 hours are treated as a late cancellation."
+    )
+    said = "You can change it again free of charge up to 48 hours before the start time."
+    result = check_commitment(said, [policy])
+    assert result.passed is not False

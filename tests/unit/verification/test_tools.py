@@ -1516,3 +1516,19 @@ def test_a_status_of_the_element_the_claim_names_by_its_words() -> None:
     job = [call("lab.get_job", {"job_id": "TW-0212", "status": "awaiting_customer_approval"})]
     held = check_tool_facts("TW-0212 is on hold pending your decision.", job)
     assert held is not None and held.passed is True
+
+
+def test_delivered_is_a_succeeded_delivery_and_a_rules_timeframe_is_no_action() -> None:
+    # hand51-24 and hand52-21 (held out)
+    deliveries = {"deliveries": [{"delivery_id": "whd_a2", "status": "succeeded"},
+                                 {"delivery_id": "whd_a3", "status": "failed"}]}  # fmt: skip
+    calls = [call("webhooks.list_deliveries", deliveries)]
+    ok = check_tool_facts("whd_a2 was delivered on the first attempt.", calls)
+    assert ok is not None and ok.passed is True
+    wrong = check_tool_facts("whd_a3 was delivered on the first attempt.", calls)
+    assert wrong is not None and wrong.passed is False
+    failed = [call("dental.records.send", {"error": "CONSENT_REQUIRED"}, status="error")]
+    rule = "Once we receive the signed form, the records are sent within 5 business days."
+    said = Claim(id="c1", text=rule, span=Span(start=0, end=len(rule)), type="fact")
+    checks = ground_in_tools(said, [], failed, [])
+    assert not any(c.name == "action" and c.passed is False for c in checks)
