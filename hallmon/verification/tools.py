@@ -1667,7 +1667,9 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     # nothing the call must hold.
     said = _CANNOT_TELL.sub(" ", claim_text)
     rest = {w[:5] for w in content_tokens(_FAILURE.sub(" ", said))} - _FAILURE_PREFIXES
-    named = set(_kinds(claim_text))
+    # (the kind of call it names, not of what it could not tell: "so I can't confirm your
+    # next delivery date" after a subscription lookup timed out)
+    named = set(_kinds(said))
     for call in calls:
         if call.status == "ok" or (named and not named & set(_kinds(call.tool))):
             continue  # succeeded, or another kind of call ("the payment failed", email error)

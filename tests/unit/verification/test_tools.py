@@ -1532,3 +1532,12 @@ def test_delivered_is_a_succeeded_delivery_and_a_rules_timeframe_is_no_action() 
     said = Claim(id="c1", text=rule, span=Span(start=0, end=len(rule)), type="fact")
     checks = ground_in_tools(said, [], failed, [])
     assert not any(c.name == "action" and c.passed is False for c in checks)
+
+
+def test_a_failure_report_names_its_call_not_what_it_could_not_tell() -> None:
+    # hand52-05 (held out): "so I can't confirm your next delivery date" names no delivery call
+    timed_out = call("optician.contact_lens_subscriptions.get", None, status="timeout")
+    said = "That request timed out, so I can't confirm your next delivery date right now."
+    result = check_reported_failure(said, [timed_out])
+    assert result is not None and result.passed is True
+    assert check_reported_failure(said, [call("optician.orders.get", {"status": "in_lab"})]) is None
