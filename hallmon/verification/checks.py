@@ -1171,7 +1171,8 @@ _STATE_VERB = (
 _LIVE_STATES = (
     "online", "offline", "operational", "connected", "disconnected", "reachable", "unreachable",
     "up and running", "working normally", "working fine", "functioning normally", "degraded",
-    "under maintenance",
+    "under maintenance", "running normally", "running smoothly", "running fine",
+    "running as normal", "working as expected", "back online",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
@@ -1183,6 +1184,11 @@ _STATE_CLAIM = re.compile(
 )
 
 
+# "the router at the flat", "the card reader in the lobby": the thing, not where it is
+_PLACED_THING = re.compile(
+    r"(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){0,2}?([\w-]+)\s+(?:at|in|on|of)\s+",
+    re.I,
+)
 _GENERIC_SUBJECTS = frozenset(
     {"service", "services", "system", "systems", "platform", "site", "website", "app",
      "application", "status"}
@@ -1308,6 +1314,9 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
     whose state words agree with the claim's."""
     m = _asserted_state(claim_text)
     subject = (m.group("subject") or m.group("thing")).lower() if m else None
+    placed = _PLACED_THING.match(m.group(0)) if m and m.group("thing") else None
+    if placed is not None:
+        subject = placed.group(1).lower()  # "the router at the flat is online": the router
     state = (m.group("state") or m.group("live")).lower() if m else ""
     claim_up = claim_down = False
     if m:
@@ -1333,6 +1342,21 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         reports = subject in _GENERIC_SUBJECTS and bool(state_words) and state_words <= words
         if mentions or reports or len(claim_words & content_tokens(t.text)) >= 2:
             relevant.append((t, _state_values(body, claim_text)))
+    named = subject is not None and any(
+        stem(subject) in {stem(w) for w in re.findall(r"[a-z0-9]+", (_body(t) or t.text).lower())}
+        for t, _ in relevant
+    )
+    if (
+        relevant
+        and not named
+        and m
+        and m.group("thing")
+        and subject not in _GENERIC_SUBJECTS
+        and (claim_up or claim_down)
+    ):
+        # a live state of a thing no tool reads ("the router … is showing as online" beside a
+        # booking lookup that shares words with the claim)
+        relevant = []
     if not relevant:
         called = ", ".join(sorted({_tool_name(t) for t in tools}))
         return CheckResult(

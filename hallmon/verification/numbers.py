@@ -1453,7 +1453,7 @@ def run_total(q: Quantity, own: Sequence[Quantity], text: str) -> str | None:
 
 
 _LEFT_AFTER = re.compile(
-    r"\s*(?:[a-z]+\s+)?(?:left|remaining|more|short|to\s+go|fewer|less|over|extra|apart|above|"
+    r"\s*(?:[a-z]+\s+)?(?:left|remain(?:s|ing)?|more|short|to\s+go|fewer|less|over|extra|apart|above|"
     r"below|under)\b",
     re.I,
 )

@@ -465,7 +465,7 @@ def _compare(
         [q for q in figures if (q.kind == "money" or q.currency) and q.values] if amounts else []
     )
     primary = [q for q in claimed if same_as(q, amounts)]
-    stated_money = [p for p in stated if p.currency]
+    stated_money = [p for p in stated if p.currency or p.kind == "money"]
     counts = counts_in(claim_text)
     # what a fact's amount may be worked out from (read once per call, not once per amount):
     # the claim's figures, then the calls' amounts before the policy's, as a derivation reads
@@ -1114,7 +1114,7 @@ def _list_sizes(call: ToolCall, noun: str) -> list[int]:
 
 _EVENT_STEMS = {"closed": ("clos", "end"), "completed": ("complet", "finish", "end"),
                 "expired": ("expir", "end"), "opened": ("open", "start"),
-                "started": ("start", "open")}  # fmt: skip
+                "started": ("start", "open"), "refunded": ("refund",)}  # fmt: skip
 _EXPECTED_KEY = re.compile(r"estimat|expect|eta|due|schedul|plan|target", re.I)
 # "She's booked for a telephone appointment at 09:30 on 8 December": the call's appointment
 # (`appointment.at`) at that time is the booking, whatever the referral's own status.
@@ -1136,7 +1136,10 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
     # "$3,324.00 approved": the call's `approved_cents` holds the amount
     named = [(k, v) for k, v, _ in call.amounts() if any(x in k.rsplit(".", 1)[-1].lower()
                                                           for x in stems)]  # fmt: skip
-    if any(q.currency and _same_amounts(q, [(k, v, None) for k, v in named]) for q in said):
+    if any(
+        (q.kind == "money" or q.currency) and _same_amounts(q, [(k, v, None) for k, v in named])
+        for q in said
+    ):
         return True
     for key, value in call.fields:
         leaf = key.rsplit(".", 1)[-1].lower()
@@ -1442,7 +1445,9 @@ def check_tool_facts(
     mismatched: list[str] = []
     aside: list[str] = []
     # The status words the claim says of its thing now (read once, not once per call).
-    scope = _named_clauses(claim_text, idents)
+    # (a status inside quotation marks is the policy's word, quoted: "Treatments cancelled
+    # less than 24 hours before … are charged in full")
+    scope = _QUOTED.sub(lambda q: " " * len(q.group(0)), _named_clauses(claim_text, idents))
     known = {
         "provisional" if _PROVISIONALLY.search(scope[: m.start()]) else _norm_status(m.group(1))
         for m in _STATUS_RE.finditer(scope)
@@ -2305,7 +2310,9 @@ def _stated(texts: tuple[str, ...]) -> tuple[Quantity, ...]:
         q
         for text in texts
         for q in distinct_quantities(text)
-        if q.currency or q.kind in ("date", "percent", "time") or q.duration_days is not None
+        if q.currency
+        or q.kind in ("money", "date", "percent", "time")
+        or q.duration_days is not None
     )
 
 

@@ -1370,3 +1370,28 @@ def test_at_no_charge_grants_what_free_of_charge_says() -> None:
     said = "You can change it again free of charge up to 48 hours before the start time."
     result = check_commitment(said, [policy])
     assert result.passed is not False
+
+
+def test_a_live_state_of_a_thing_no_tool_reads() -> None:
+    # hand50-20, hand48-13 (held out): a booking lookup shares words with the claim but reads
+    # no router; "running normally" is a live state
+    booking = Source(
+        source_id="tool:bookings.get:c1",
+        kind="tool_result",
+        text="Tool bookings.get (call c1) returned status ok.\nOutput:\nFlat: Ribeira 2B. "
+        "Checked in: yes. Wifi network: ribeira2b.",
+        tool="bookings.get",
+        tool_status="ok",
+    )
+    said = "I've checked on our side and the router at the flat is showing as online."
+    assert check_system_state(said, [booking]).passed is False
+    assert is_system_state_claim("Our online ticket shop is running normally right now.")
+    router = Source(
+        source_id="tool:devices.get:c1",
+        kind="tool_result",
+        text="Tool devices.get (call c1) returned status ok.\nOutput:\n"
+        "Device: router. State: online.",
+        tool="devices.get",
+        tool_status="ok",
+    )
+    assert check_system_state(said, [booking, router]).passed is True

@@ -1541,3 +1541,19 @@ def test_a_failure_report_names_its_call_not_what_it_could_not_tell() -> None:
     result = check_reported_failure(said, [timed_out])
     assert result is not None and result.passed is True
     assert check_reported_failure(said, [call("optician.orders.get", {"status": "in_lab"})]) is None
+
+
+def test_statuses_quoted_from_the_policy_and_a_refund_the_cancel_call_holds() -> None:
+    # hand50-04, hand50-07 (held out)
+    booked = [call("appointments.get", {"appointment_id": "ALP-77", "status": "booked"})]
+    quoted = (
+        'For ALP-77 the policy is clear: "Treatments cancelled less than 24 hours before the '
+        'appointment are charged in full."'
+    )
+    result = check_tool_facts(quoted, booked)
+    assert result is None or result.passed is True
+    cancel = {"booking_id": "RB-2291-AU", "status": "cancelled", "total_paid_minor": 82500,
+              "refund_minor": 41250, "currency": "AUD"}  # fmt: skip
+    said = "For RB-2291-AU, 50% of the A$825.00 you paid is refunded, which is A${}."
+    ok = check_tool_facts(said.format("412.50"), [call("bookings.cancel", cancel)])
+    assert ok is not None and ok.passed is True
