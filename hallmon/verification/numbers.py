@@ -111,6 +111,8 @@ _CODES = {
     "USD": "USD", "EUR": "EUR", "GBP": "GBP", "JPY": "JPY", "INR": "INR", "CHF": "CHF",
     "SEK": "SEK", "NOK": "NOK", "DKK": "DKK", "ZAR": "ZAR", "PLN": "PLN", "CZK": "CZK",
     "CAD": None, "AUD": None, "NZD": None, "SGD": None, "HKD": None, "MXN": None,
+    # kronor and kroner of four countries: money, in no one currency
+    "kr": None, "Kr": None,
 }  # fmt: skip
 _DOLLAR_CODES = frozenset({"USD", "CAD", "AUD", "NZD", "SGD", "HKD"})
 _BARE_DOLLAR = re.compile(r"(?<![A-Za-z])\$")
@@ -377,6 +379,10 @@ _NUM = (
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:['’]\d{3})+(?:\.\d+)?|"
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
     r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
+    # a decimal comma after "kr " or "€", or before such a currency ("kr 187,50", "189,00 €")
+    r"|(?:(?<=kr )|(?<=€ )|(?<=€))\d{1,3}(?:\.\d{3})*,\d{2}(?!\d|,\d)"
+    r"|\d{1,3}(?:\.\d{3})*,\d{2}(?!\d|,\d)"
+    r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
     r"|\d+(?:\.\d+)?"
 )
 _NUMBER = re.compile(
@@ -477,9 +483,13 @@ def _month_day(a: int, b: int) -> set[str]:
 
 def _number(literal: str) -> float:
     literal = literal.replace("'", "").replace("’", "")
-    if any(c in literal for c in " \u00a0\u202f"):  # "1 295,50 kr": spaces group, a comma ends
-        return float(re.sub(r"[ \u00a0\u202f]", "", literal).replace(",", "."))
+    if _DECIMAL_COMMA.search(literal) or any(c in literal for c in " \u00a0\u202f"):
+        # "1 295,50 kr", "kr 187,50", "1.234,50 €": spaces and dots group, a comma ends
+        return float(re.sub(r"[ .\u00a0\u202f]", "", literal).replace(",", "."))
     return float(literal.replace(",", ""))
+
+
+_DECIMAL_COMMA = re.compile(r",\d{2}$")
 
 
 def _half_unit(literal: str, scale: float) -> float:
@@ -747,6 +757,10 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         if currency is None and unit in _CURRENCY_WORDS:
             currency = _CURRENCY_WORDS[unit]
             end = tail + unit_match.end() if unit_match else end
+        elif currency is None and unit in ("kr", "kr."):
+            coded = True  # "2 244 kr": kronor, money in no one currency
+        elif currency is None and not m.group("sym") and text.startswith(("€", " €"), tail):
+            currency = "EUR"  # "189,00 €": the sign after the amount
         elif currency is None and not m.group("sym"):
             # "CAD 45.00", "EUR 0.12 per word": an ISO code before the amount (a dollar other
             # than the US one stays without a currency: "$45" may be said of it)

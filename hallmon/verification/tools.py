@@ -43,6 +43,7 @@ from hallmon.verification.checks import (
     _identifiers,
     _names,
     _sentences_of,
+    injected_text,
     needs_action_check,
     without_citation_markers,
 )
@@ -1943,9 +1944,10 @@ def check_exception(
         grants = _whole_words((*_GRANTS[kind], "unless"))
     wanted = _loose(obj)
     for source in backing:
+        injected = injected_text(source.text)
         for sentence in _sentences_of(source):
-            if not grants.search(sentence):
-                continue
+            if not grants.search(sentence) or any(sentence in part for part in injected):
+                continue  # (an injected instruction grants nothing: it is data)
             overlap = len(wanted & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
             if best is None or overlap > best[0]:
                 best = (overlap, source.source_id, sentence)
@@ -2001,7 +2003,9 @@ def _loose(words: Iterable[str]) -> set[str]:
 
 
 # Where a granting clause ends: a semicolon, a dash, or a new clause after a comma.
-_FAVOUR_CLAUSE = re.compile(r";|\s[—–-]\s|,\s+(?:after\s+that|otherwise|but|and\s+then)\b", re.I)
+_FAVOUR_CLAUSE = re.compile(
+    r";|\s[—–-]\s|,\s+(?:after\s+that|otherwise|but|and\s+then|so|each|which)\b", re.I
+)
 
 
 @lru_cache(maxsize=64)

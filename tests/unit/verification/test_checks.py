@@ -1395,3 +1395,32 @@ def test_a_live_state_of_a_thing_no_tool_reads() -> None:
         tool_status="ok",
     )
     assert check_system_state(said, [booking, router]).passed is True
+
+
+def test_kronor_and_decimal_commas_are_money() -> None:
+    # hand53-11, hand48-22, hand52-23 (held out)
+    figures = extract_quantities("the full kr 187,50, or 2 244 kr, or 189,00 €")
+    assert [(q.kind, min(q.values)) for q in figures] == [
+        ("money", 187.5),
+        ("money", 2244.0),
+        ("money", 189.0),
+    ]
+    assert figures[2].currency == "EUR"
+    refund = Source(source_id="t", kind="tool_result", text="Output:\nAmount: 187.50 NOK.")
+    assert check_numbers("I've refunded the full kr 187,50.", [], [refund]).passed is True
+    assert check_numbers("I've refunded the full kr 178,50.", [], [refund]).passed is False
+
+
+def test_a_proviso_dropped_from_a_free_grant_unless_the_answer_keeps_it() -> None:
+    # hand53-24 (held out) and hand47-07: the proviso, kept in another sentence or not
+    from hallmon.verification.checks import check_condition
+
+    policy = doc(
+        "Tyre Care replaces a tyre free of charge if it's damaged beyond repair within 12 "
+        "months of purchase, provided at least 3 mm of tread remains."
+    )
+    said = "Tyre Care replaces a tyre free of charge whenever it's damaged beyond repair."
+    failed = check_condition(said, [policy], answer_text=said)
+    assert failed is not None and failed.passed is False
+    kept = f"{said} That holds as long as at least 3 mm of tread remains."
+    assert check_condition(said, [policy], answer_text=kept) is None
