@@ -324,6 +324,9 @@ _BRACKETED = re.compile(
 _UNIT_LIKE = re.compile(r"^\d+(?:[a-z]{1,3}|st|nd|rd|th|-[a-z]+)$", re.I)
 
 
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
+
+
 def _id_pattern(ident: str) -> str:
     # "A-1042", "A1042" and "a 1042" are one id.
     parts = re.findall(r"[a-z]+|\d+", ident.lower())
@@ -344,12 +347,14 @@ def check_names(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
         and not _BRAND.fullmatch(m.group(0))
         and re.sub(r"[^a-z0-9]", "", m.group(0).lower()) not in given
     }
-    if not (names or ids) or not sources:
+    emails = {m.group(0).rstrip(".").lower() for m in _EMAIL.finditer(claim_text[:2000])}
+    if not (names or ids or emails) or not sources:
         return None
     text = " ".join(s.text for s in sources)
     haystack = text.lower()
     unmatched = [n for n in names if not re.search(_spelled(n), haystack)]
     unmatched += [i for i in ids if not re.search(_id_pattern(i), haystack)]
+    unmatched += [e for e in emails if e not in haystack]  # an address is said exactly
     initials = _initials(text) if unmatched else frozenset()
     missing = sorted(n for n in unmatched if n not in initials)
     if not missing:

@@ -881,7 +881,7 @@ _CARRIER_RE = re.compile(
 _ENTITY = re.compile(
     r"\byour\s+(?:[\w-]+\s+)?(order|refund|booking|reservation|ticket|subscription|account|"
     r"package|shipment|parcel|delivery|payment|return|claim|appointment|flight|invoice|plan|"
-    r"membership|loan|card|contract|lease|warranty)s?\b",
+    r"membership|loan|card|contract|lease|warranty|pass|permit|policy|licen[cs]e)s?\b",
     re.I,
 )
 
@@ -1282,6 +1282,7 @@ _KIND_SETS = (
     frozenset({"single", "double", "twin", "triple", "suite", "family"}),
     frozenset({"debit", "credit", "prepaid"}),
     frozenset({"monthly", "annual", "quarterly", "weekly"}),
+    frozenset({"first", "second", "standard"}),
     frozenset({"standard", "express", "overnight", "economy"}),
 )
 _KIND_LEAF = re.compile(r"(?:^|_)(?:type|kind|class|category|cabin|tier|plan|frequency|cycle)$")

@@ -201,3 +201,15 @@ def test_time_zones_and_other_dollars_are_no_unknown_names() -> None:
         assert check_names(said, [booking]) is None, said
     result = check_names("Your courier is ZXP Freight.", [booking])
     assert result is not None and result.passed is False
+
+
+def test_an_email_address_must_be_one_a_source_gives() -> None:
+    # hand48-11 (held out): the ticket went to "@proton.me", not "@protonmail.com"
+    booking = Source(
+        source_id="tool:bookings.transfer_place:c1",
+        kind="tool_result",
+        text="Output:\nEmail: hannah.lindqvist@proton.me.",
+    )
+    wrong = check_names("Her e-ticket went to hannah.lindqvist@protonmail.com.", [booking])
+    assert wrong is not None and wrong.passed is False
+    assert check_names("Her e-ticket went to hannah.lindqvist@proton.me.", [booking]) is None

@@ -1591,3 +1591,12 @@ def test_a_free_allowance_is_read_in_its_own_clause() -> None:
     )
     result = check_exception(said, [policy], [])
     assert result is None or result.passed is True
+
+
+def test_a_pass_class_the_call_excludes() -> None:
+    # hand48-15 (held out): "your pass is valid in first class" against `class: second`
+    calls = [call("passes.get", {"pass_id": "GP-2027-556102", "class": "second"})]
+    wrong = check_tool_facts("As a reminder, your pass is valid in first class.", calls)
+    assert wrong is not None and wrong.passed is False
+    right = check_tool_facts("As a reminder, your pass is valid in second class.", calls)
+    assert right is None or right.passed is True
