@@ -1184,6 +1184,11 @@ _STATE_CLAIM = re.compile(
 )
 
 
+_WRITE_TOOL = re.compile(
+    r"(?:^|[._])(?:create|update|set|cancel|refund|issue|send|book|apply|add|delete|credit|"
+    r"submit|transfer)",
+    re.I,
+)
 # "the router at the flat", "the card reader in the lobby": the thing, not where it is
 _PLACED_THING = re.compile(
     r"(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){0,2}?([\w-]+)\s+(?:at|in|on|of)\s+",
@@ -1342,9 +1347,11 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         reports = subject in _GENERIC_SUBJECTS and bool(state_words) and state_words <= words
         if mentions or reports or len(claim_words & content_tokens(t.text)) >= 2:
             relevant.append((t, _state_values(body, claim_text)))
+    # (read by a lookup, not named by an action: a credit "for a faulty dock" reads no dock)
     named = subject is not None and any(
         stem(subject) in {stem(w) for w in re.findall(r"[a-z0-9]+", (_body(t) or t.text).lower())}
         for t, _ in relevant
+        if not _WRITE_TOOL.search(_tool_name(t))
     )
     if (
         relevant
@@ -1424,7 +1431,8 @@ _COMMITMENT = re.compile(
     r"fix|resolve|credit|upgrade|match|accept|allow|approve|take care|look into|sort)\w*\b"
     r"|\byou(?:'ll|’ll| will)\s+(?:\w+\s+)?(?:receive|get|be (?:refunded|credited|"
     r"reimbursed|compensated|contacted|issued))\b"
-    r"|\b(?:guarantee|promise|(?:make|made) an exception|full refund|free of charge|"
+    r"|\b(?:guarantee|promise|(?:make|made) (?:an|a one[- ]time|a one[- ]off) exception|"
+    r"full refund|free of charge|"
     r"at no (?:extra )?cost)\b"
     # "we'll raise a credit note today for the 14 candles"
     r"|\b(?:we|i)(?:'ll|’ll| will| can)\s+(?:\w+\s+)?(?:raise|issue|apply|post)\s+(?:you\s+)?"
@@ -1838,7 +1846,8 @@ _CONDITION_WORDS = rf"{CONDITION_OPENERS}|only\s+(?:if|when|for|on)|when\s+you|o
 # (a claim that keeps a condition of its own is left to the other checks)
 _CLAIM_CONDITIONED = re.compile(rf"\b(?:{_CONDITION_WORDS})\b", re.I)
 _CONDITIONED = re.compile(
-    rf"\b(?:{_CONDITION_WORDS}|"
+    # ("free when accompanied by a fare-paying adult": any "when" right after the grant)
+    rf"\b(?:{_CONDITION_WORDS}|when|while|"
     # "for visits booked at least 48 hours in advance", "on orders placed before noon"
     r"(?:for|on)\s+(?:\w+\s+){1,3}?(?:booked|placed|made|purchased|ordered|submitted|"
     r"received|paid|over|above|of\s+at\s+least))\b",
@@ -1855,7 +1864,7 @@ def check_condition(
     its own, or no sentence is close."""
     # (the condition may be kept in another sentence of the answer: "…, as long as you
     # followed the prep checklist")
-    answer_words = content_tokens(answer_text or claim_text)
+    answer_words = content_tokens(without_citation_markers(answer_text or claim_text))
     said = _FREE_SAID.search(claim_text)
     if not said:
         if _CLAIM_CONDITIONED.search(claim_text):

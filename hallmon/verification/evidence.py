@@ -181,6 +181,18 @@ _PY_STR = re.compile(r"^u?'(.*)'$", re.DOTALL)
 _INLINE_MAX = 12
 # Amounts in minor units ("amount_cents": 8900 is 89.00), as payment APIs report them.
 MINOR_UNIT_KEY = re.compile(r"(?:^|_)(?:cents|minor|minor_units|in_cents|pence)$", re.I)
+# Currencies without a minor unit, and those with a thousandth: ¥14,170 is `amount_minor: 14170`
+_ZERO_DECIMAL = frozenset(
+    {"JPY", "KRW", "VND", "ISK", "CLP", "UGX", "XAF", "XOF", "PYG", "RWF", "KMF", "GNF", "VUV",
+     "XPF", "DJF", "BIF"}
+)  # fmt: skip
+_THREE_DECIMAL = frozenset({"BHD", "KWD", "OMR", "JOD", "TND", "LYD", "IQD"})
+
+
+def minor_units(currency: str | None) -> int:
+    """How many minor units make one of `currency` (100 unless it has none or a thousandth)."""
+    code = (currency or "").upper()
+    return 1 if code in _ZERO_DECIMAL else 1000 if code in _THREE_DECIMAL else 100
 
 
 def render_record(value: Any) -> str:
@@ -250,7 +262,9 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         out.append((k, v))
         if _is_amount(v) and MINOR_UNIT_KEY.search(str(k)):
             base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
-            out.append((base, f"{v / 100:.2f} {currency[:8]}".strip()))
+            per = minor_units(currency)
+            out.append((base, f"{v / per:.{2 if per == 100 else 3 if per == 1000 else 0}f} "
+                              f"{currency[:8]}".strip()))  # fmt: skip
         elif isinstance(v, float) and 0 < v < 1 and RATE_KEY.search(str(k)):
             out.append((f"{k} percent", f"{round(v * 100, 6):g}%"))
     return out

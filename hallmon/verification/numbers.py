@@ -376,6 +376,8 @@ _TIME_RANGE = re.compile(
 # (an apostrophe groups thousands in Switzerland: "CHF 1'200.00"; a space only before a
 # currency that is written so: "1 295 kr")
 _NUM = (
+    # a card or account number in blocks of four ("0421 7788 3106"): one number
+    r"\d{4}(?: \d{4}){2,4}(?!\d|[,.]\d)|"
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:['’]\d{3})+(?:\.\d+)?|"
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
     r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
@@ -1512,6 +1514,10 @@ def tool_remainders(text: str) -> tuple[int, ...]:
     )  # fmt: skip
 
 
+# "the unused 24 months", "the remaining 18 minutes": a difference named before its figure
+_LEFT_BEFORE = re.compile(r"\b(?:unused|remaining|outstanding|other)\s+$", re.I)
+
+
 def left_over(
     q: Quantity, own: Sequence[Quantity], text: str, remainders: Sequence[int] = ()
 ) -> str | None:
@@ -1525,7 +1531,7 @@ def left_over(
         left = [n for n in remainders if n in q.values]
         if left:
             return f"{q.describe()} is what a tool's output leaves of an allowance ({left[0]})"
-    if not _LEFT_AFTER.match(text, q.end):
+    if not (_LEFT_AFTER.match(text, q.end) or _LEFT_BEFORE.search(text, 0, q.start)):
         return None
     figures = [b for b in own if b is not q and b.kind == q.kind and b.values][:MAX_WORKED]
     for a, b in permutations(figures, 2):
@@ -1694,8 +1700,10 @@ def _elapsed(q: Quantity, known: Sequence[Quantity]) -> str | None:
     times = list(islice((t for t in known if t.kind == "time" and t.values), MAX_DERIVED))
     for i, a in enumerate(times):
         for b in times[i + 1 :]:
-            # either way round the clock: 19:42 to 03:17 is 7 h 35 min
+            # either way round the clock: 19:42 to 03:17 is 7 h 35 min; between two zoned
+            # times, their moments (08:05 in Frankfurt to 08:40 in London is 1 h 35 min)
             gaps = {d % 1440 for x in a.values for y in b.values for d in (x - y, y - x)}
+            gaps |= {d % 1440 for x in a.utc for y in b.utc for d in (x - y, y - x)}
             if any(abs(g - v * clock[2]) < 0.5 for g in gaps for v in q.values):
                 return f"{q.describe()} is the time between {a.describe()} and {b.describe()}"
     # "672 hours" from 7 December to 4 January: hours that make whole days, between dates

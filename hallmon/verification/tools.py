@@ -47,7 +47,7 @@ from hallmon.verification.checks import (
     needs_action_check,
     without_citation_markers,
 )
-from hallmon.verification.evidence import MINOR_UNIT_KEY, parse_json_record
+from hallmon.verification.evidence import MINOR_UNIT_KEY, minor_units, parse_json_record
 from hallmon.verification.numbers import (
     ZONE_NAMES,
     Quantity,
@@ -150,9 +150,10 @@ class ToolCall:
             money = _AMOUNT_KEY.search(leaf) is not None or MINOR_UNIT_KEY.search(leaf) is not None
             if number is None or money == other or (other and cur is None):
                 continue
+            code = cur.group(1).upper() if cur else self.currency
             if MINOR_UNIT_KEY.search(leaf):
-                number /= 100
-            out.append((key, number, cur.group(1).upper() if cur else self.currency))
+                number /= minor_units(code)
+            out.append((key, number, code))
         return out
 
     def dates(self) -> list[tuple[str, frozenset[str]]]:
@@ -1727,7 +1728,8 @@ _EXCEPTION = re.compile(
     # ("gluten-free", "hands-free" are no favour)
     r"|(?<!-)\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
     r"complimentary|on\s+the\s+house)\b"
-    r"|\b(?P<exception>(?:make|made|making)\s+an\s+exception|as\s+an\s+exception|goodwill)\b"
+    r"|\b(?P<exception>(?:make|made|making)\s+(?:an|a\s+one[- ]time|a\s+one[- ]off)\s+exception|"
+    r"as\s+(?:an|a\s+one[- ]time|a\s+one[- ]off)\s+exception|goodwill)\b"
     r"|\b(?P<extend>extend(?:ed)?|longer\s+(?:return\s+)?(?:window|period))\b"
     r"|\b(?P<upgrade>upgrad(?:e|ed|ing))\b"
     r"|\b(?P<bonus>bonus|as\s+an\s+apology|compensation)\b"

@@ -1424,3 +1424,57 @@ def test_a_proviso_dropped_from_a_free_grant_unless_the_answer_keeps_it() -> Non
     assert failed is not None and failed.passed is False
     kept = f"{said} That holds as long as at least 3 mm of tread remains."
     assert check_condition(said, [policy], answer_text=kept) is None
+
+
+def test_yen_minor_units_zoned_durations_and_card_numbers() -> None:
+    # hand57-19, hand57-07, hand56-07, hand54-10 (held out)
+    sources = sources_for(
+        tool_results=[
+            {
+                "tool": "corpcard.list_transactions",
+                "call_id": "c1",
+                "status": "ok",
+                "output": {"currency": "JPY", "amount_minor": 14170},
+            }
+        ]
+    )
+    assert check_numbers("The JR East charge is ¥14,170.", [], sources).passed is True
+    assert check_numbers("The JR East charge is ¥141.70.", [], sources).passed is False
+    flight = Source(
+        source_id="t",
+        kind="tool_result",
+        text="Output:\nDeparts: 2026-12-03T08:05:00+01:00.\nArrives: 2026-12-03T08:40:00+00:00.",
+    )
+    said = "It leaves at 08:05 and lands at 08:40, so the flight takes 1 hour {} minutes."
+    assert check_numbers(said.format(35), [], [flight]).passed is True
+    assert check_numbers(said.format(45), [], [flight]).passed is False
+    card = Source(source_id="c", kind="tool_result", text="Output:\nCard number: 042177883106.")
+    assert check_numbers("Autoload is on for card 0421 7788 3106.", [], [card]).passed is True
+    # (read as one number, a card differing in its last digits only is within rounding: the
+    # tool checks compare ids)
+    assert check_numbers("Autoload is on for card 5521 0000 1234.", [], [card]).passed is False
+    plan = doc("The plan runs 36 months. You have used 12 of them.")
+    said = "You'd used 12 of the 36 months, so the unused {} months are refunded."
+    assert check_numbers(said.format(24), [], [plan]).passed is True
+    assert check_numbers(said.format(26), [], [plan]).passed is False
+
+
+def test_a_free_grant_when_accompanied_and_a_thing_an_action_only_names() -> None:
+    # hand56-24 and hand56-20 (held out)
+    from hallmon.verification.checks import check_condition
+
+    fares = doc("Children under 11 travel free when accompanied by a fare-paying adult.", "fares")
+    said = "Children under 11 travel free on our buses, so your son won't need a ticket."
+    answer = f"{said} A weekly adult ticket is £18.00 [fares]."
+    failed = check_condition(said, [fares], answer_text=answer)
+    assert failed is not None and failed.passed is False
+    credit = Source(
+        source_id="tool:account.credits.create:c1",
+        kind="tool_result",
+        text="Tool account.credits.create (call c1) returned status ok.\nOutput:\n"
+        "Credit id: CR-60218. Reason: faulty_dock. Status: applied.",
+        tool="account.credits.create",
+        tool_status="ok",
+    )
+    state = check_system_state("The dock at that station is back online now.", [credit])
+    assert state.passed is False

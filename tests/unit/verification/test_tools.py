@@ -1600,3 +1600,17 @@ def test_a_pass_class_the_call_excludes() -> None:
     assert wrong is not None and wrong.passed is False
     right = check_tool_facts("As a reminder, your pass is valid in second class.", calls)
     assert right is None or right.passed is True
+
+
+def test_a_one_time_exception_is_a_favour() -> None:
+    # hand57-18 (held out): "Benefits will make a one-time exception"
+    policy = Source(
+        source_id="ben-qle",
+        kind="document",
+        text="Requests after 31 days wait until the next open enrolment.",
+    )
+    said = (
+        "Given the circumstances, Benefits will make a one-time exception and accept your request."
+    )
+    result = check_exception(said, [policy], [])
+    assert result is not None and result.passed is False
