@@ -36,6 +36,7 @@ from hallmon.verification.numbers import (
     find_match,
     left_over,
     listed_total,
+    per_unit,
     rate_times_count,
     run_total,
     shown_arithmetic,
@@ -194,6 +195,7 @@ def check_numbers(
                     or left_over(q, backed, claim_text, remainders)
                     or listed_total(q, source_texts)
                     or counted_kind(q, claim_text, source_texts)
+                    or per_unit(q, claim_text, own)
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)

@@ -426,9 +426,16 @@ _UNIT_KEY = re.compile(
     r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*[-−]?$", re.I
 )
 _BYTES_KEY = re.compile(r"\bbytes\b[^.:;\d]{0,24}:?\s*$", re.I)
-_PENCE_KEY = re.compile(r"\b(?:pence|cents)\b[^.:;\d]{0,24}:?\s*$", re.I)
+# ("unit rate p per kwh 24.86": a field in pence per unit too)
+# units written against their number ("5GB", "20kg", "250ml"): a quantity, not an id (not
+# hours: "Standard 48h" names a service)
+_GLUED_UNITS = frozenset(
+    {"gb", "mb", "tb", "kb", "kg", "km", "ml", "mm", "cm", "kwh", "mbps", "gbps", "kw", "mw",
+     "gw", "lbs", "oz", "ft", "mph", "kph"}
+)  # fmt: skip
+_PENCE_KEY = re.compile(r"\b(?:pence|cents|p\s+per\s+\w+)\b[^.:;\d]{0,24}:?\s*$", re.I)
 _KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
-              "mins": "minutes", "hr": "hours", "hrs": "hours"}  # fmt: skip
+              "mins": "minutes", "h": "hours", "hr": "hours", "hrs": "hours"}  # fmt: skip
 _REFERENCE = re.compile(
     r"\b(?:passages?|paragraphs?|documents?|docs?|sources?|contexts?|references?|options?|"
     r"methods?|steps?|items?|points?|answers?|questions?|parts?|sections?|chapters?|tips?|"
@@ -715,7 +722,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             pounds = _number(literal) / 100
             take(_make(text, "money", start, m.end(), pounds, literal, 1.0, "GBP", ""))
             continue
-        if glued and claim:
+        if glued and claim and glued.lower() not in _GLUED_UNITS:
             continue  # "MP3"-style ids and "4G" are not quantities; "4.2m", "5k" are scales
         if (
             claim
@@ -741,6 +748,8 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         currency = _CURRENCY_SYMBOLS.get((m.group("sym") or "").lower())
         unit_match = _AFTER.match(after)
         unit = unit_match.group(1).lower() if unit_match else ""
+        if glued and glued.lower() in _GLUED_UNITS:
+            unit = _KEY_UNITS.get(glued.lower(), glued.lower())  # "5h" is 5 hours
         in_pence = in_bytes = False
         if not claim and not currency and not m.group("pct"):
             # a tool's field named for its unit ("Minutes: 420", "Stale seconds: 1050")
@@ -799,6 +808,9 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         made = _make(text, kind, start, end, value, literal, scale, currency, unit)
         if in_pence:
             made = replace(made, values=frozenset({value, value / 100}))
+        elif claim and scale_word in ("m", "b") and not m.group("sym") and not currency:
+            # "Fixed Saver 12M": a name's "12M" is 12 as the evidence reads it, or 12 million
+            made = replace(made, values=frozenset({value, value / scale}))
         elif in_bytes:
             sizes = {value / base**k for base in (1000, 1024) for k in (1, 2, 3, 4)}
             made = replace(made, values=frozenset({value, *(v for v in sizes if v >= 1)}))
@@ -2155,6 +2167,23 @@ def _rates_and_counts(text: str) -> tuple[tuple[Quantity, ...], tuple[Quantity, 
         elif found.kind == "number" and found.values and not found.unit:
             counts.append(found)
     return tuple(rates), tuple(counts)
+
+
+def per_unit(q: Quantity, text: str, figures: Sequence[Quantity]) -> str | None:
+    """How an amount said per unit ("NZ$3.00 per GB") is another amount of the claim divided
+    by a count beside it ("Data Boost 5GB: NZ$15.00"), or None."""
+    if q.kind != "money" or not q.values or not _PER_AFTER.match(text, q.end):
+        return None
+    amounts = [a for a in figures if a is not q and a.kind == "money" and a.values]
+    counts = [c for c in figures if c.kind == "number" and c.values and c is not q]
+    tolerance = max(0.005, q.tolerance)
+    for a in amounts[:MAX_RATES]:
+        for c in counts[:MAX_RATES]:
+            for x in a.values:
+                for n in c.values:
+                    if n >= 2 and any(abs(x / n - v) <= tolerance for v in q.values):
+                        return f"{q.describe()} is {a.describe()} / {c.describe()}"
+    return None
 
 
 def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] = ()) -> str | None:

@@ -58,6 +58,7 @@ from hallmon.verification.numbers import (
     distinct_quantities,
     extract_quantities,
     find_match,
+    per_unit,
     same_time,
 )
 from hallmon.verification.text import (
@@ -493,6 +494,7 @@ def _compare(
             and not held_by(q, same_thing)
             # "BRK-8813, a $25.00 mismatch ($91,000.00 vs $90,975.00)": worked out
             and derived_from(q, claimed, own=[c for c in claimed if c is not q]) is None
+            and per_unit(q, bare, figures) is None
         ):
             said = ", ".join(f"{k.split('.', 1)[-1]}={v:g}{' ' + c if c else ''}"
                              for k, v, c in amounts[:3])  # fmt: skip
@@ -503,6 +505,8 @@ def _compare(
             # a fact's amount the policy states ("minus a $15 cancellation fee") or another
             # call holds (the rateable value the property lookup returned)
             continue
+        elif not beside_match and per_unit(q, bare, figures) is not None:
+            continue  # "NZ$15.00 … (NZ$3.00 per GB)" of a 5GB add-on: worked out
         elif (
             not beside_match
             and derived_from(

@@ -1478,3 +1478,20 @@ def test_a_free_grant_when_accompanied_and_a_thing_an_action_only_names() -> Non
     )
     state = check_system_state("The dock at that station is back online now.", [credit])
     assert state.passed is False
+
+
+def test_a_price_per_unit_glued_units_pence_fields_and_names_like_12m() -> None:
+    # hand55-08, hand55-04 (held out)
+    addons = Source(
+        source_id="t",
+        kind="tool_result",
+        text="Output:\nAddons 1: Name: Data Boost 5GB. Price: 15.00 NZD.\n"
+        "Proposed: name Fixed Saver 12M, unit rate p per kwh 22.41.",
+    )
+    said = "Data Boost 5GB: NZ$15.00, valid for 7 days (NZ${} per GB)."
+    policy = doc("Add-ons are valid for 7 days.")
+    assert check_numbers(said.format("3.00"), [], [addons, policy]).passed is True
+    assert check_numbers(said.format("2.50"), [], [addons, policy]).passed is False
+    assert [(q.text, q.unit) for q in extract_quantities("a 20kg bag")] == [("20kg", "kg")]
+    assert check_numbers("Fixed Saver 12M charges 22.41p/kWh.", [], [addons]).passed is True
+    assert check_numbers("Fixed Saver 12M charges 24.41p/kWh.", [], [addons]).passed is False
