@@ -1707,10 +1707,17 @@ def check_user_counts(claim_text: str, sources: Sequence[Source]) -> CheckResult
     return None
 
 
+_AGENT_TURN = re.compile(r"\s*(?:agent|assistant|bot|support)\b", re.I)
+_NEGATION_WORDS = re.compile(r"\b(?:not|no|never|isn't|won't|don't|instead\s+of|rather\s+than)\b")
 # One side of a pair the user named for a thing of theirs: "my right knee", "the rear door"
-_SIDES = {"left": "right", "right": "left", "upper": "lower", "lower": "upper",
-          "front": "rear", "rear": "front"}  # fmt: skip
-_SIDE = re.compile(r"\b(left|right|upper|lower|front|rear)\s+([a-z]{3,})\b", re.I)
+_SIDES = {"left": ("right",), "right": ("left",), "upper": ("lower",), "lower": ("upper",),
+          "front": ("rear",), "rear": ("front",), "morning": ("afternoon", "evening"),
+          "afternoon": ("morning", "evening"), "evening": ("morning", "afternoon")}  # fmt: skip
+_SIDE = re.compile(
+    r"\b(left|right|upper|lower|front|rear|morning|afternoon|evening)\s+([a-z]{3,})\b", re.I
+)
+# "to my Revolut account, not my salary account": what the user ruled out
+_RULED_OUT = re.compile(r"\bnot\s+(?:to\s+|in\s+|on\s+)?(?:my|our)\s+([a-z]+\s+[a-z]+)\b", re.I)
 
 
 def check_user_sides(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
@@ -1726,13 +1733,34 @@ def check_user_sides(claim_text: str, sources: Sequence[Source]) -> CheckResult 
         for m in islice(_SIDE.finditer(s.text), 64)
     }
     for side, noun in sorted(said):
-        if (_SIDES[side], noun) in theirs and (side, noun) not in theirs:
+        other = next((o for o in _SIDES[side] if (o, noun) in theirs), None)
+        if other is not None and (side, noun) not in theirs:
             return CheckResult(
                 name="profile",
                 passed=False,
-                detail=f"the user's own words say {_SIDES[side]} {noun}, not {side} "
-                "(contradicts it)",
+                detail=f"the user's own words say {other} {noun}, not {side} (contradicts it)",
             )
+    return None
+
+
+def check_ruled_out(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """What the user ruled out in their own words ("pay it to my Revolut account, not my salary
+    account"), said as what happens ("it will be paid into your salary account"), or None."""
+    low = claim_text.lower()
+    if _NEGATION_WORDS.search(low):
+        return None
+    for source in sources:
+        if source.kind not in ("memory", "user_input") or _AGENT_TURN.match(source.text):
+            continue  # (an earlier turn of the agent's is no word of the user's)
+        for m in islice(_RULED_OUT.finditer(source.text), 16):
+            phrase = m.group(1).lower()
+            if re.search(rf"\b(?:your|the)\s+{re.escape(phrase)}\b", low):
+                return CheckResult(
+                    name="profile",
+                    passed=False,
+                    detail=f"the user ruled out their {phrase} in {source.source_id} "
+                    "(contradicts it)",
+                )
     return None
 
 
@@ -2036,6 +2064,7 @@ def run_checks(
         check_tier(text, sources)
         or check_user_counts(text, sources)
         or check_user_sides(text, sources)
+        or check_ruled_out(text, sources)
         or check_user_said(text, sources),
         check_scope(text, sources) or check_condition(text, sources, answer_text),
         check_record(text, record_facts),

@@ -1495,3 +1495,29 @@ def test_a_price_per_unit_glued_units_pence_fields_and_names_like_12m() -> None:
     assert [(q.text, q.unit) for q in extract_quantities("a 20kg bag")] == [("20kg", "kg")]
     assert check_numbers("Fixed Saver 12M charges 22.41p/kWh.", [], [addons]).passed is True
     assert check_numbers("Fixed Saver 12M charges 24.41p/kWh.", [], [addons]).passed is False
+
+
+def test_a_daypart_and_an_account_the_user_ruled_out() -> None:
+    # hand55-23, hand57-22 (held out)
+    from hallmon.verification.checks import check_ruled_out, check_user_sides
+
+    slot = Source(
+        source_id="memory:m2",
+        kind="memory",
+        text="Agent (earlier turn): Your install is booked for Thursday in the afternoon slot.",
+    )
+    wrong = check_user_sides("Your installer is coming on Thursday in the morning slot.", [slot])
+    assert wrong is not None and wrong.passed is False
+    assert check_user_sides("Your installer comes in the afternoon slot.", [slot]) is None
+    account = Source(
+        source_id="memory:m1",
+        kind="memory",
+        text="Customer (earlier turn): Please pay this claim to my Revolut account ending 7731, "
+        "not my salary account.",
+    )
+    paid = check_ruled_out("The money will be paid into your salary account.", [account])
+    assert paid is not None and paid.passed is False
+    assert check_ruled_out("It will be paid to your Revolut account.", [account]) is None
+    assert check_ruled_out("It won't go to your salary account.", [account]) is None
+    agent = Source(source_id="memory:m2", kind="memory", text="Agent: not my salary account.")
+    assert check_ruled_out("It will be paid into your salary account.", [agent]) is None
