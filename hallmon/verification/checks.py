@@ -34,6 +34,7 @@ from hallmon.verification.numbers import (
     figure_index,
     find_in,
     find_match,
+    is_money,
     left_over,
     listed_total,
     per_unit,
@@ -279,8 +280,7 @@ def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Qua
     figures = [
         a
         for a in distinct_quantities(answer_text, True)
-        if a.kind == "money"
-        or a.currency
+        if is_money(a)
         or (a.kind == "number" and a.values)
         or (a.kind == "date" and a.dates)
         or (a.kind == "time" and a.values)
@@ -1639,10 +1639,10 @@ _CLAUSE_BREAK = re.compile(
 )
 
 
-def _clause_around(text: str, start: int, end: int) -> str:
-    """The clause of `text` that holds `text[start:end]`."""
-    first = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    last = next((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), len(text))
+def _clause_around(text: str, start: int, end: int, breaks: re.Pattern[str] = _CLAUSE_BREAK) -> str:
+    """The clause of `text` that holds `text[start:end]`, between two `breaks`."""
+    first = max((m.end() for m in breaks.finditer(text, 0, start)), default=0)
+    last = next((m.start() for m in breaks.finditer(text, end)), len(text))
     return text[first:last]
 
 
@@ -1889,9 +1889,10 @@ def check_condition(
     claim_text: str, sources: Sequence[Source], answer_text: str = ""
 ) -> CheckResult | None:
     """ "Early termination is free of charge" where the source sentence closest to it says it
-    is free only on a condition ("free if you start a new lease within 30 days"): the claim
-    drops the condition. None where the claim states no free-of-charge, keeps a condition of
-    its own, or no sentence is close."""
+    is free only on a condition ("free if you start a new lease within 30 days") that the
+    answer (`answer_text`, else the claim) does not keep: the claim drops the condition. A
+    claim that grants nothing free is read for a dropped proviso (`_provision_dropped`). None
+    where no sentence is close or the condition is kept."""
     # (the condition may be kept in another sentence of the answer: "…, as long as you
     # followed the prep checklist")
     answer_words = content_tokens(without_citation_markers(answer_text or claim_text))

@@ -189,10 +189,10 @@ _ZERO_DECIMAL = frozenset(
 _THREE_DECIMAL = frozenset({"BHD", "KWD", "OMR", "JOD", "TND", "LYD", "IQD"})
 
 
-def minor_units(currency: str | None) -> int:
-    """How many minor units make one of `currency` (100 unless it has none or a thousandth)."""
+def minor_digits(currency: str | None) -> int:
+    """The decimal places of `currency`'s minor unit (2 unless it has none or a thousandth)."""
     code = (currency or "").upper()
-    return 1 if code in _ZERO_DECIMAL else 1000 if code in _THREE_DECIMAL else 100
+    return 0 if code in _ZERO_DECIMAL else 3 if code in _THREE_DECIMAL else 2
 
 
 def render_record(value: Any) -> str:
@@ -262,9 +262,8 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         out.append((k, v))
         if _is_amount(v) and MINOR_UNIT_KEY.search(str(k)):
             base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
-            per = minor_units(currency)
-            out.append((base, f"{v / per:.{2 if per == 100 else 3 if per == 1000 else 0}f} "
-                              f"{currency[:8]}".strip()))  # fmt: skip
+            digits = minor_digits(currency)
+            out.append((base, f"{v / 10**digits:.{digits}f} {currency[:8]}".strip()))
         elif isinstance(v, float) and 0 < v < 1 and RATE_KEY.search(str(k)):
             out.append((f"{k} percent", f"{round(v * 100, 6):g}%"))
     return out

@@ -118,6 +118,11 @@ _DOLLAR_CODES = frozenset({"USD", "CAD", "AUD", "NZD", "SGD", "HKD"})
 _BARE_DOLLAR = re.compile(r"(?<![A-Za-z])\$")
 
 
+def is_money(q: Quantity) -> bool:
+    """An amount of money, in a currency we compare or another ("S$480", "2 244 kr")."""
+    return q.kind == "money" or q.currency is not None
+
+
 def currency_agrees(q: Quantity, code: str | None) -> bool:
     """Whether a field in currency `code` may hold the amount `q` says: a bare "$" is any
     dollar's ("$412.50" of a CAD invoice), "US$" and "USD" the US one's only."""
@@ -373,20 +378,22 @@ _TIME_RANGE = re.compile(
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
     re.I,
 )
+# a currency written after its amount, where a space or a comma groups the figure's digits
+_CURRENCY_AFTER = (
+    r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
+)
 # (an apostrophe groups thousands in Switzerland: "CHF 1'200.00"; a space only before a
 # currency that is written so: "1 295 kr")
 _NUM = (
     # a card or account number in blocks of four ("0421 7788 3106"): one number
     r"\d{4}(?: \d{4}){2,4}(?!\d|[,.]\d)|"
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:['’]\d{3})+(?:\.\d+)?|"
-    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?"
-    r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{2})?" + _CURRENCY_AFTER +
     # a decimal comma after "kr " or "€", or before such a currency ("kr 187,50", "189,00 €")
     r"|(?:(?<=kr )|(?<=€ )|(?<=€))\d{1,3}(?:\.\d{3})*,\d{2}(?!\d|,\d)"
-    r"|\d{1,3}(?:\.\d{3})*,\d{2}(?!\d|,\d)"
-    r"(?=[ \u00a0]?(?:kr\b|SEK\b|NOK\b|DKK\b|EUR\b|€|zł|PLN\b|Kč|CZK\b|CHF\b|Ft\b|HUF\b))"
+    r"|\d{1,3}(?:\.\d{3})*,\d{2}(?!\d|,\d)" + _CURRENCY_AFTER +
     r"|\d+(?:\.\d+)?"
-)
+)  # fmt: skip
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>(?:US|NZ|AU|CA|HK|[ACS])\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
     + _NUM
@@ -425,14 +432,14 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+")
 _UNIT_KEY = re.compile(
     r"\b(seconds|minutes|hours|days|weeks|months|years|s|secs?|mins?|hrs?)\s*:\s*[-−]?$", re.I
 )
-_BYTES_KEY = re.compile(r"\bbytes\b[^.:;\d]{0,24}:?\s*$", re.I)
-# ("unit rate p per kwh 24.86": a field in pence per unit too)
 # units written against their number ("5GB", "20kg", "250ml"): a quantity, not an id (not
 # hours: "Standard 48h" names a service)
 _GLUED_UNITS = frozenset(
     {"gb", "mb", "tb", "kb", "kg", "km", "ml", "mm", "cm", "kwh", "mbps", "gbps", "kw", "mw",
      "gw", "lbs", "oz", "ft", "mph", "kph"}
 )  # fmt: skip
+_BYTES_KEY = re.compile(r"\bbytes\b[^.:;\d]{0,24}:?\s*$", re.I)
+# ("unit rate p per kwh 24.86": a field in pence per unit too)
 _PENCE_KEY = re.compile(r"\b(?:pence|cents|p\s+per\s+\w+)\b[^.:;\d]{0,24}:?\s*$", re.I)
 _KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
               "mins": "minutes", "h": "hours", "hr": "hours", "hrs": "hours"}  # fmt: skip
@@ -1489,17 +1496,25 @@ _LEFT_AFTER = re.compile(
 
 # "4 unused lessons", "2 outstanding invoices": a count of what is left, said before its noun
 _UNUSED_AFTER = re.compile(r"\s+(?:unused|unspent|untaken|outstanding|remaining)\b", re.I)
+
+
 # A tool's allowance and how much of it was used, as rendered ("Lessons total: 10." beside
 # "Lessons used: 6."; "Total sessions: 8." beside "Sessions attended: 3.")
-_ALLOWANCE_FIELD = (
-    r"(?:(?P<{a}>[a-z]+) (?:total|purchased|included|allowed|allowance|bought|booked)|"
-    r"(?:total|purchased|included|allowed) (?P<{b}>[a-z]+)): (?P<{n}>\d{{1,5}})\."
+def _count_field(after_noun: str, before_noun: str) -> re.Pattern[str]:
+    """A rendered count field named by a noun and a word after it ("Lessons used: 6.") or
+    before it ("Used lessons: 6."): the noun in group a or b, the count in n."""
+    return re.compile(
+        rf"(?:(?P<a>[a-z]+) (?:{after_noun})|(?:{before_noun}) (?P<b>[a-z]+)): (?P<n>\d{{1,5}})\.",
+        re.I,
+    )
+
+
+_ALLOWANCE = _count_field(
+    "total|purchased|included|allowed|allowance|bought|booked", "total|purchased|included|allowed"
 )
-_ALLOWANCE = re.compile(_ALLOWANCE_FIELD.format(a="a", b="b", n="n"), re.I)
-_USED_FIELD = re.compile(
-    r"(?:(?P<a>[a-z]+) (?:used|taken|consumed|redeemed|completed|attended|spent)|"
-    r"(?:used|taken|consumed|redeemed|completed|attended) (?P<b>[a-z]+)): (?P<n>\d{1,5})\.",
-    re.I,
+_USED_FIELD = _count_field(
+    "used|taken|consumed|redeemed|completed|attended|spent",
+    "used|taken|consumed|redeemed|completed|attended",
 )
 
 

@@ -39,6 +39,7 @@ from hallmon.verification.checks import (
     _PAST,
     NO_CHARGE,
     _claimed_families,
+    _clause_around,
     _families,
     _identifiers,
     _names,
@@ -47,7 +48,7 @@ from hallmon.verification.checks import (
     needs_action_check,
     without_citation_markers,
 )
-from hallmon.verification.evidence import MINOR_UNIT_KEY, minor_units, parse_json_record
+from hallmon.verification.evidence import MINOR_UNIT_KEY, minor_digits, parse_json_record
 from hallmon.verification.numbers import (
     ZONE_NAMES,
     Quantity,
@@ -58,6 +59,7 @@ from hallmon.verification.numbers import (
     distinct_quantities,
     extract_quantities,
     find_match,
+    is_money,
     per_unit,
     same_time,
 )
@@ -153,7 +155,7 @@ class ToolCall:
                 continue
             code = cur.group(1).upper() if cur else self.currency
             if MINOR_UNIT_KEY.search(leaf):
-                number /= minor_units(code)
+                number /= 10 ** minor_digits(code)
             out.append((key, number, code))
         return out
 
@@ -312,9 +314,7 @@ def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
 
 
 def _claim_amounts(text: str) -> list[Quantity]:
-    return [
-        q for q in extract_quantities(text, True) if (q.kind == "money" or q.currency) and q.values
-    ]
+    return [q for q in extract_quantities(text, True) if is_money(q) and q.values]
 
 
 def _claim_dates(text: str) -> list[Quantity]:
@@ -336,13 +336,6 @@ _GENERIC_KEY_WORDS = frozenset(
 
 # (a comma or colon between digits is inside a figure: "£72,100.00", "14:00")
 _CLAUSE_SPLIT = re.compile(r"(?<!\d)[,:]|[,:](?!\d)|[;()]|\s(?:and|but|while|whereas|so)\s", re.I)
-
-
-def _clause_of(text: str, at: int) -> str:
-    """The clause of `text` that holds position `at`."""
-    start = max((m.end() for m in _CLAUSE_SPLIT.finditer(text, 0, at)), default=0)
-    end = next((m.start() for m in _CLAUSE_SPLIT.finditer(text, at)), len(text))
-    return text[start:end]
 
 
 def _key_words(key: str) -> frozenset[str]:
@@ -464,11 +457,9 @@ def _compare(
     # compared with fields; the quote check reads them
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), claim_text)
     figures = extract_quantities(bare, True)  # read once: amounts, dates and times
-    claimed = (
-        [q for q in figures if (q.kind == "money" or q.currency) and q.values] if amounts else []
-    )
+    claimed = [q for q in figures if is_money(q) and q.values] if amounts else []
     primary = [q for q in claimed if same_as(q, amounts)]
-    stated_money = [p for p in stated if p.currency or p.kind == "money"]
+    stated_money = [p for p in stated if is_money(p)]
     counts = counts_in(claim_text)
     # what a fact's amount may be worked out from (read once per call, not once per amount):
     # the claim's figures, then the calls' amounts before the policy's, as a derivation reads
@@ -567,7 +558,7 @@ def _compare(
             continue
         # the fields the date's own clause names ("effective immediately and good through
         # 05/30/2027": the date's clause names no field; "payment is scheduled for 12/18")
-        words = content_tokens(_clause_of(bare, q.start))
+        words = content_tokens(_clause_around(bare, q.start, q.start, _CLAUSE_SPLIT))
         named = [(k, d) for k, d in dates if _key_words(k) & words]
         in_elsewhere = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
         in_stated = any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
@@ -1142,10 +1133,7 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
     # "$3,324.00 approved": the call's `approved_cents` holds the amount
     named = [(k, v) for k, v, _ in call.amounts() if any(x in k.rsplit(".", 1)[-1].lower()
                                                           for x in stems)]  # fmt: skip
-    if any(
-        (q.kind == "money" or q.currency) and _same_amounts(q, [(k, v, None) for k, v in named])
-        for q in said
-    ):
+    if any(is_money(q) and _same_amounts(q, [(k, v, None) for k, v in named]) for q in said):
         return True
     for key, value in call.fields:
         leaf = key.rsplit(".", 1)[-1].lower()
@@ -1298,7 +1286,6 @@ def _other_kinds(claim_text: str, call: ToolCall) -> list[str]:
     the same set (`type: checking`) and no field of the call holds the claim's."""
     low = claim_text.lower()
     held = {v.lower().replace("_", " ") for _, v in call.fields}
-    out: list[str] = []
     for key, value in call.fields:
         leaf = key.rsplit(".", 1)[-1].lower()
         kind = value.lower().replace("_", " ")
@@ -1309,9 +1296,8 @@ def _other_kinds(claim_text: str, call: ToolCall) -> list[str]:
                 continue
             said = [k for k in kinds - held if re.search(rf"\b{re.escape(k)}\b(?!-)", low)]
             if said:
-                out.append(f"'{said[0]}' but {call.tool}'s {leaf}={value}")
-                return out
-    return out
+                return [f"'{said[0]}' but {call.tool}'s {leaf}={value}"]
+    return []
 
 
 def _keyed_codes(claim_text: str, call: ToolCall) -> tuple[list[str], list[str]]:
