@@ -918,7 +918,8 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "escalate": ("escalat", "forward", "transfer", "assign", "handoff", "hand off"),
     "book": ("book", "reserv", "schedul", "appointment", "calendar"),
     "update": ("updat", "chang", "modif", "edit", "amend", "set"),
-    "create": ("creat", "open", "file", "submit", "log", "regist", "add", "ticket", "report"),
+    "create": ("creat", "initiat", "open", "file", "submit", "log", "regist", "add", "ticket",
+               "report"),
     "delete": ("delet", "remov", "eras", "purg"),
     "reset": ("reset", "restor", "unlock", "reactivat", "unblock", "unfr", "resum"),
     "block": ("block", "freez", "froz", "lock", "suspend", "paus", "deactivat", "disabl"),
@@ -1145,7 +1146,8 @@ _UP = (
 _DOWN = (
     "down", "unhealthy", "degraded", "offline", "failing", "failed", "unavailable", "outage",
     "error", "errors", "red", "inactive", "suspended", "locked", "disabled", "broken", "crashed",
-    "unreachable", "timeout", "timing", "slow", "incident", "disconnected",
+    "unreachable", "timeout", "timing", "slow", "slowly", "incident", "disconnected", "delays",
+    "delayed",
 )
 # fmt: on
 _SUBJECTS = (
@@ -1161,11 +1163,12 @@ _CLAIM_STATES = (
     "inactive", "disabled", "enabled", "failing", "crashed", "back up", "up and running",
     "working", "experiencing an outage", "experiencing issues", "stable", "normal",
     "back to normal", "within the normal range", "within normal range", "recovering",
-    "pulling back down", "cooling down",
+    "pulling back down", "cooling down", "running with delays", "experiencing delays",
+    "running slowly", "running slow",
 )  # fmt: skip
 _STATE_VERB = (
     r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|has been|have been)|['’]s)\s+"
-    r"(?:(?:currently|now|still|fully|back|(?:showing|shown|listed|reporting|reported)"
+    r"(?:(?:currently|now|still|also|fully|back|(?:showing|shown|listed|reporting|reported)"
     r"(?:\s+as)?)\s+)*(?:not\s+)?"
 )
 # States only a live reading can tell, said of whatever the claim names ("the lock is online",
@@ -1174,7 +1177,8 @@ _LIVE_STATES = (
     "online", "offline", "operational", "connected", "disconnected", "reachable", "unreachable",
     "up and running", "working normally", "working fine", "functioning normally", "degraded",
     "under maintenance", "running normally", "running smoothly", "running fine",
-    "running as normal", "working as expected", "back online",
+    "running as normal", "working as expected", "back online", "running with delays",
+    "experiencing delays",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
@@ -1316,6 +1320,9 @@ def _state_values(body: str, claim_text: str) -> set[str]:
     return words
 
 
+_SLOWED = frozenset({"delays", "delayed", "slowly", "slow"})
+
+
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim about system state needs telemetry: a tool result that mentions the subject,
     whose state words agree with the claim's."""
@@ -1328,6 +1335,8 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
     claim_up = claim_down = False
     if m:
         claim_up, claim_down = _polarity(re.findall(r"[a-z]+", state))
+        if claim_up and claim_down and _SLOWED & set(re.findall(r"[a-z]+", state)):
+            claim_up = False  # "running with delays", "running slowly": degraded
         if re.search(r"\bnot\b", m.group(0), re.I):
             claim_up, claim_down = claim_down, claim_up
     tools = [s for s in sources if s.kind == "tool_result"]
@@ -1982,6 +1991,67 @@ MAX_CONDITION_SENTENCES = 40
 """Sentences of each source read for a proviso (bounds hostile input)."""
 
 
+# A rule whose subject carries a threshold: "Employees with at least 26 weeks' continuous
+# service … receive enhanced maternity pay", "Customers who transfer an ISA worth £25,000 or
+# more … receive £100 cashback". The qualifier is bounded, the verb is the rule's.
+_QUALIFIED_SUBJECT = re.compile(
+    r"^\W*(?:[\w'’-]+\s+){0,4}?(?:customers?|clients?|employees?|staff|members?|students?|"
+    r"users?|accounts?|tenants?|residents?|patients?|policyholders?|holders?|investors?|"
+    r"passengers?|guests?|applicants?|subscribers?|households?|those|anyone|people|orders?|"
+    r"bookings?|claims?|transfers?|purchases?)\s+(?P<cond>(?:who|with|that|whose|which)\b"
+    r"[^.;:!?]{3,200}?)\s+(?P<verb>(?:are|is)\s+(?:entitled|eligible|covered|paid|offered|"
+    r"given)|receives?|gets?|qualif(?:y|ies)|earns?|enjoys?|can|may|will)\b",
+    re.I,
+)
+_THRESHOLD = re.compile(
+    r"\b(?:at\s+least|more\s+than|over|above|a\s+minimum\s+of|minimum\s+of|no\s+(?:fewer|less)"
+    r"\s+than|in\s+excess\s+of|upwards\s+of)\s+[^\d\s]{0,3}(?P<a>\d[\d,.]*)"
+    r"|[^\d\s]{0,3}(?P<b>\d[\d,.]*)\S*\s+or\s+(?:more|over|above|longer|greater)\b",
+    re.I,
+)
+# The answer says the customer meets it ("your transfer qualifies", "as you're eligible").
+_MEETS = re.compile(r"\b(?:qualif\w*|eligib\w*|meets?|met|entitled)\b", re.I)
+
+
+def _figure(text: str) -> str:
+    return text.replace(",", "").rstrip(".")
+
+
+def check_threshold_kept(
+    claim_text: str, sources: Sequence[Source], answer_text: str = ""
+) -> CheckResult | None:
+    """A benefit a policy gives only to those over a threshold named in its subject, restated
+    to the customer without that threshold anywhere in the answer (and without saying they
+    meet it). None where no such rule is restated."""
+    answer = answer_text or claim_text
+    if _CLAIM_CONDITIONED.search(claim_text) or _MEETS.search(answer):
+        return None
+    words = content_tokens(without_citation_markers(claim_text))
+    if len(words) < 3:
+        return None
+    figures = {_figure(f) for f in re.findall(r"\d[\d,.]*", answer)}
+    for source in sources:
+        if source.kind not in ("document", "memory"):
+            continue
+        for sentence in source_sentences(source.text)[:MAX_CONDITION_SENTENCES]:
+            m = _QUALIFIED_SUBJECT.match(sentence)
+            threshold = _THRESHOLD.search(m.group("cond")) if m else None
+            if m is None or threshold is None:
+                continue
+            rule = content_tokens(sentence[m.start("verb") :]) - content_tokens(m.group("cond"))
+            if len(rule) < 3 or len(rule & words) / len(rule) < 0.6:
+                continue
+            if _figure(threshold.group("a") or threshold.group("b")) in figures:
+                continue
+            return CheckResult(
+                name="scope",
+                passed=False,
+                detail=f"{source.source_id} gives it only to those {_snip(m.group('cond'))}; "
+                "the answer leaves that out",
+            )
+    return None
+
+
 def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """A claim about every member of a class ("free on all orders", "on all plans") fails
     where the source sentence closest to it grants the same to part of the class only
@@ -2067,7 +2137,9 @@ def run_checks(
         or check_user_sides(text, sources)
         or check_ruled_out(text, sources)
         or check_user_said(text, sources),
-        check_scope(text, sources) or check_condition(text, sources, answer_text),
+        check_scope(text, sources)
+        or check_condition(text, sources, answer_text)
+        or check_threshold_kept(text, sources, answer_text),
         check_record(text, record_facts),
         check_hours(text, hours),
     )

@@ -882,6 +882,20 @@ _ENTITY = re.compile(
 )
 
 
+_REFUSALS = frozenset({"rejected", "declined", "refused", "denied", "failed", "unsuccessful"})
+
+
+def _refused_attempt(text: str, said: str, calls: Sequence[ToolCall]) -> bool:
+    """A refusal said of an attempt ("the cancellation was rejected") that a call of that
+    kind failed on: the attempt's outcome, not a status of the thing it was about."""
+    if said not in _REFUSALS:
+        return False
+    m = re.search(rf"\b{re.escape(said)}\b", text, re.I)
+    # (what was attempted, not the thing: "the order was rejected" names no attempt)
+    before = set(_kinds(text[max(0, m.start() - 40) : m.start()])) - {"order"} if m else set()
+    return bool(before) and any(c.status != "ok" and before & set(_kinds(c.tool)) for c in calls)
+
+
 def _norm_status(word: str) -> str:
     # "in_transit", "in-transit", "In Transit" are one status.
     w = " ".join(re.split(r"[\s_\-]+", word.lower().strip()))
@@ -1512,6 +1526,10 @@ def check_tool_facts(
                 # "the comment period closed on 11 November": `comment_period_closes`, an
                 # event the call dates, not the application's status
                 matched.append(f"{said} (a field of {call.tool})")
+            elif _refused_attempt(scope, said, calls):
+                # "The cancellation was rejected because …": the failed cancel call's
+                # outcome, not the order's status
+                matched.append(f"{said} (a failed call)")
             elif not idents and any(
                 said in held or re.search(rf"\b{re.escape(said)}\b", coded)
                 for source_id, held, coded in words_of
@@ -1664,7 +1682,8 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     # What the failure kept the agent from ("so I can't confirm your exact balance") names
     # nothing the call must hold.
     said = _CANNOT_TELL.sub(" ", claim_text)
-    rest = {w[:5] for w in content_tokens(_FAILURE.sub(" ", said))} - _FAILURE_PREFIXES
+    words = content_tokens(_FAILURE.sub(" ", said))
+    rest = {w[:5] for w in words} - _FAILURE_PREFIXES
     # (the kind of call it names, not of what it could not tell: "so I can't confirm your
     # next delivery date" after a subscription lookup timed out)
     named = set(_kinds(said))
@@ -1674,7 +1693,9 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
         known = content_tokens(
             " ".join([call.tool, *(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in call.fields)])
         )
-        if rest <= {k[:5] for k in known}:
+        # the attempt's own verb ("when I submitted the transfer" of `initiate_isa_transfer`)
+        attempted = {w[:5] for w in words if set(_kinds(w)) & set(_kinds(call.tool))}
+        if rest <= {k[:5] for k in known} | attempted:
             return CheckResult(
                 name="tool_fact",
                 passed=True,
@@ -1823,9 +1844,14 @@ def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
     if done is None or not any(c.status != "ok" for c in calls):
         return False
     after = text[done.end() :]
-    return bool(re.search(r"\b(?:but|however|though|although)\b", after, re.I)) and bool(
-        _FAILURE.search(after)
+    # "…, but the gateway timed out"; "When I submitted the transfer, the request timed out"
+    told = re.search(r"\b(?:but|however|though|although)\b", after, re.I) or _WHEN_BEFORE.search(
+        text[: done.start()]
     )
+    return bool(told) and bool(_FAILURE.search(after))
+
+
+_WHEN_BEFORE = re.compile(r"\b(?:when|after|as\s+soon\s+as)\s*$", re.I)
 
 
 def _present_done(text: str) -> bool:

@@ -1521,3 +1521,43 @@ def test_a_daypart_and_an_account_the_user_ruled_out() -> None:
     assert check_ruled_out("It won't go to your salary account.", [account]) is None
     agent = Source(source_id="memory:m2", kind="memory", text="Agent: not my salary account.")
     assert check_ruled_out("It will be paid into your salary account.", [agent]) is None
+
+
+def test_a_benefit_restated_without_the_threshold_in_its_subject_fails() -> None:
+    # hand57-24, hand61-23 (held out): the rule's condition is its subject's qualifier
+    from hallmon.verification.checks import check_threshold_kept
+
+    offer = [
+        doc(
+            "Customers who transfer an ISA or SIPP worth £25,000 or more to us between "
+            "1 November and 31 January receive £100 cashback, paid within 60 days of the "
+            "transfer completing."
+        )
+    ]
+    said = "You'll receive £100 cashback for transferring your ISA, paid within 60 days."
+    dropped = check_threshold_kept(said, offer, said)
+    assert dropped is not None and dropped.passed is False and "25,000" in dropped.detail
+    kept = said + " That's because your transfer was over £25,000."
+    assert check_threshold_kept(said, offer, kept) is None
+    met = "Your transfer qualifies. " + said
+    assert check_threshold_kept(said, offer, met) is None
+    pay = [
+        doc(
+            "Employees with at least 26 weeks' continuous service receive enhanced maternity "
+            "pay: 16 weeks at full salary."
+        )
+    ]
+    mine = "As an employee, you'll receive enhanced maternity pay of 16 weeks at full salary."
+    assert check_threshold_kept(mine, pay, mine) is not None
+    assert check_threshold_kept("Your parcel left the depot today.", pay, "") is None
+
+
+def test_a_service_running_with_delays_is_a_degraded_state() -> None:
+    # hand61-19 (held out): "running with delays" read as "running"
+    up = {"tool": "status.get_service_health", "call_id": "h-1", "output": {"services": [
+        {"name": "web_login", "state": "operational"}]}}  # fmt: skip
+    said = "Our SMS verification service is also running with delays at the moment."
+    assert check_system_state(said, sources_for(tool_results=[up])).passed is False
+    slow = {"tool": "status.get_service_health", "call_id": "h-2", "output": {"services": [
+        {"name": "sms", "state": "degraded"}]}}  # fmt: skip
+    assert check_system_state(said, sources_for(tool_results=[slow])).passed is True

@@ -93,6 +93,9 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "I know a jump like this is unwelcome.",
         "that's a stressful spot to be in.",
         "That's a target rather than a guarantee.",
+        # hand61 (held out, twelfth session): a filler before the content
+        "All sorted.",
+        "All done!",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:

@@ -1614,3 +1614,31 @@ def test_a_one_time_exception_is_a_favour() -> None:
     )
     result = check_exception(said, [policy], [])
     assert result is not None and result.passed is False
+
+
+def test_an_attempt_told_with_its_timeout_is_a_report_not_an_action() -> None:
+    # hand61-02 (held out): "When I submitted …, the request timed out"
+    calls = _calls(
+        ("transfers.initiate_isa_transfer", "timeout", None, {"account_id": "ISA-31876"})
+    )
+    said = (
+        "When I submitted the transfer of your ISA, the request timed out before our system "
+        "confirmed it, so I can't say that it was received."
+    )
+    assert all(c.passed is not False for c in _grounded(said, calls))
+    claimed = _grounded("I have submitted the transfer of your ISA.", calls)
+    assert [c.passed for c in claimed if c.name == "action"] == [False]
+
+
+def test_a_refusal_said_of_a_failed_attempt_is_its_outcome() -> None:
+    # hand61-10 (held out): "The cancellation was rejected" beside a lookup saying `filled`
+    calls = _calls(
+        ("brokerage.cancel_order", "error", {"error": "ORDER_ALREADY_FILLED"},
+         {"order_id": "ORD-1"}),
+        ("brokerage.get_order", "ok", {"order_id": "ORD-1", "status": "filled"},
+         {"order_id": "ORD-1"}),
+    )  # fmt: skip
+    said = "The cancellation was rejected because the order had already been filled."
+    assert all(c.passed is not False for c in _grounded(said, calls))
+    wrong = _grounded("Your order ORD-1 was rejected.", calls)
+    assert [c.passed for c in wrong if c.name == "tool_fact"] == [False]
