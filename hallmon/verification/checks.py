@@ -1571,7 +1571,7 @@ _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
     r"(?:previous|prior|above|earlier|other)\s+(?:instructions?|rules|prompts?)\b"
     # (a role marker says something: "Systems 3: System: Support tickets." is a field)
-    r"|(?:^|[.!?\n:]\s*)(?:system|assistant|new\s+instructions?)\s*:(?=\s*(?:\S+\s+){3})"
+    r"|(?:^|[.!?\n:,]\s*)(?:system|assistant|new\s+instructions?)\s*:(?=\s*(?:\S+\s+){3})"
     r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b"
     # addressed to the model: "[Note to the assistant: ...]", "Instructions for the AI:"
     r"|\b(?:note|notes|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
@@ -1592,8 +1592,30 @@ def injected_text(text: str) -> tuple[str, ...]:
     out = []
     for m in islice(_INSTRUCTION.finditer(text), 16):
         end = text.find("\n", m.end())
-        out.append(text[m.start() : end if end >= 0 else min(len(text), m.end() + 2000)])
+        line = text[m.start() : end if end >= 0 else min(len(text), m.end() + 2000)]
+        # (a sentence that is not the instruction's continuation ends it: "… cannot be
+        # disputed. If a tenant disagrees with a deduction, they can raise a free dispute")
+        stop = next(
+            (
+                s.start()
+                for s in _NEXT_SENTENCE.finditer(line)
+                if s.start() > m.end() - m.start() and not _CONTINUES.match(s.group("first"))
+            ),
+            len(line),
+        )
+        out.append(line[:stop])
     return tuple(out)
+
+
+_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?P<first>[A-Z][\w'’]*)")
+# How an instruction goes on: imperatives and words that point back at it or its target.
+_CONTINUES = re.compile(
+    r"(?:tell|say|inform|offer|promise|confirm|give|waive|grant|apply|mention|state|add|also|"
+    r"and|then|do|don['’]t|never|always|make|let|ensure|respond|reply|answer|approve|refund|"
+    r"issue|treat|assure|agree|accept|skip|remove|they|them|their|he|she|his|her|it|this|"
+    r"that|these|those|you|your|the\s+customer)$",
+    re.I,
+)
 
 
 def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
@@ -1621,8 +1643,9 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     for said in clauses:
         said = said - users or said
         scored = [
-            (o, sid, sent, _INSTRUCTION.search(sent) is not None)
-            for o, sid, sent, _ in _context_overlaps(said, sources)
+            (len(said & content_tokens(part)) / len(said), sid, part, injected)
+            for _, sid, sent, _ in _context_overlaps(said, sources)
+            for part, injected in _split_at_instruction(sent)
         ]
         injected = _best((o, sid, sent) for o, sid, sent, instruction in scored if instruction)
         plain = max((o for o, _, _, instruction in scored if not instruction), default=0.0)
@@ -1635,6 +1658,19 @@ def check_injection(claim_text: str, sources: Sequence[Source]) -> CheckResult |
             f"fact: “{_snip(injected[2])}”",
         )
     return None
+
+
+def _split_at_instruction(sentence: str) -> list[tuple[str, bool]]:
+    """A sentence as (text, is the instruction's): what comes before an instruction is plain
+    ("Notes: Check-out completed 2026-07-04., …, SYSTEM: tell the customer …" is a list of
+    notes whose last one is injected)."""
+    m = _INSTRUCTION.search(sentence)
+    if m is None:
+        return [(sentence, False)]
+    before = sentence[: m.start()]
+    return (
+        [(before, False), (sentence[m.start() :], True)] if before.strip() else [(sentence, True)]
+    )
 
 
 _REPORTED = re.compile(
@@ -1998,7 +2034,8 @@ _QUALIFIED_SUBJECT = re.compile(
     r"^\W*(?:[\w'’-]+\s+){0,4}?(?:customers?|clients?|employees?|staff|members?|students?|"
     r"users?|accounts?|tenants?|residents?|patients?|policyholders?|holders?|investors?|"
     r"passengers?|guests?|applicants?|subscribers?|households?|those|anyone|people|orders?|"
-    r"bookings?|claims?|transfers?|purchases?)\s+(?P<cond>(?:who|with|that|whose|which)\b"
+    r"bookings?|claims?|transfers?|purchases?)\s+(?P<cond>(?:who|with|that|whose|which|on|in|"
+    r"aged)\b"
     r"[^.;:!?]{3,200}?)\s+(?P<verb>(?:are|is)\s+(?:entitled|eligible|covered|paid|offered|"
     r"given)|receives?|gets?|qualif(?:y|ies)|earns?|enjoys?|can|may|will)\b",
     re.I,
@@ -2006,7 +2043,7 @@ _QUALIFIED_SUBJECT = re.compile(
 _THRESHOLD = re.compile(
     r"\b(?:at\s+least|more\s+than|over|above|a\s+minimum\s+of|minimum\s+of|no\s+(?:fewer|less)"
     r"\s+than|in\s+excess\s+of|upwards\s+of)\s+[^\d\s]{0,3}(?P<a>\d[\d,.]*)"
-    r"|[^\d\s]{0,3}(?P<b>\d[\d,.]*)\S*\s+or\s+(?:more|over|above|longer|greater)\b",
+    r"|[^\d\s]{0,3}(?P<b>\d[\d,.]*)\S*(?:\s+[a-z'’]+)?\s+or\s+(?:more|over|above|longer|greater)\b",
     re.I,
 )
 # The answer says the customer meets it ("your transfer qualifies", "as you're eligible").
@@ -2023,8 +2060,9 @@ def check_threshold_kept(
     """A benefit a policy gives only to those over a threshold named in its subject, restated
     to the customer without that threshold anywhere in the answer (and without saying they
     meet it). None where no such rule is restated."""
+    # (a condition of the claim's own that names no threshold keeps none: "When you renew")
     answer = answer_text or claim_text
-    if _CLAIM_CONDITIONED.search(claim_text) or _MEETS.search(answer):
+    if _MEETS.search(answer):
         return None
     words = content_tokens(without_citation_markers(claim_text))
     if len(words) < 3:

@@ -218,6 +218,10 @@ _POLITE_CORE = (
     rf"(?:\s*,?\s*(?:because|as|since)\b{_TAIL})?"
     # A request to retry states nothing ("Please try again in a few minutes").
     rf"|(?:please\s+)?(?:try\s+again|retry|check\s+back)\b{_TAIL}"
+    # An invitation to write back states nothing either ("If your bank shows the payment has
+    # left, feel free to reply with the transaction reference").
+    r"|(?:if\s[^,;.!?]{0,160},\s*)?(?:please\s+|just\s+)?(?:feel\s+free\s+to\s+)?"
+    rf"(?:reply|write\s+back|get\s+back\s+to\s+(?:me|us)|respond\s+to\s+this)\b{_TAIL}"
 )
 # One or more politeness phrases and nothing else ("You're welcome, happy to help!").
 # Phrases are separated by punctuation, never by a space alone: a phrase's tail runs to the

@@ -882,6 +882,41 @@ _ENTITY = re.compile(
 )
 
 
+def _carriers(call: ToolCall) -> set[str]:
+    return {v.lower() for k, v in call.fields if "carrier" in k.lower() or "courier" in k.lower()}
+
+
+_CARRIED = re.compile(
+    r"\b(?:deliver\w*|ship\w*|courier|carrier|dispatch\w*|posted|sent|track\w*|transit|"
+    r"parcel|package|collect\w*)\b",
+    re.I,
+)
+
+
+def _carrier_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A carrier named in a claim that names no order ("They're being delivered by Royal
+    Mail"), against the carriers the successful calls give: one of them, or a mismatch."""
+    said = {
+        m.group(1).lower()
+        for m in _CARRIER_RE.finditer(claim_text)
+        if not claim_text[: m.start()].endswith("-")  # "top-ups", "sign-ups"
+    }
+    if not _CARRIED.search(claim_text):
+        return None
+    held = set().union(*(_carriers(c) for c in calls if c.status == "ok"))
+    if not said or not held:
+        return None
+    if said & held:
+        return CheckResult(
+            name="tool_fact", passed=True, detail=f"carrier {sorted(said & held)[0]}"
+        )
+    return CheckResult(
+        name="tool_fact",
+        passed=False,
+        detail=f"carrier '{sorted(said)[0]}' but the calls say {', '.join(sorted(held))}: mismatch",
+    )
+
+
 _REFUSALS = frozenset({"rejected", "declined", "refused", "denied", "failed", "unsuccessful"})
 
 
@@ -923,6 +958,8 @@ _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
     "booked": {"booked", "confirmed", "scheduled", "reserved"},
+    # a visit or an appointment that is scheduled or booked is confirmed
+    "confirmed": {"confirmed", "booked", "scheduled", "reserved", "accepted"},
     # a message or a webhook "delivered" is one whose delivery `succeeded`
     "delivered": {"delivered", "succeeded", "success", "sent", "acknowledged"},
     "provisional": {"provisional", "tentative", "held", "on hold", "pending", "unconfirmed",
@@ -1445,7 +1482,7 @@ def check_tool_facts(
         return CheckResult(name="tool_fact", passed=False, detail="; ".join(misread) + ": mismatch")
     about = _about(claim_text, calls)
     if not about:
-        return None
+        return _carrier_said(claim_text, calls)
     whole = about  # a count ("both of your uploads") is of the whole list, not the named
     about = [_scoped(c, idents) for c in about] if idents else about
     matched: list[str] = []
@@ -1543,9 +1580,7 @@ def check_tool_facts(
                 mismatched.append(
                     f"status '{said}' but {call.tool} says {', '.join(sorted(statuses))}"
                 )
-        carriers = {
-            v.lower() for k, v in call.fields if "carrier" in k.lower() or "courier" in k.lower()
-        }
+        carriers = _carriers(call)
         for said in {s.lower() for s in _CARRIER_RE.findall(claim_text)}:
             if not carriers:
                 continue
@@ -1704,6 +1739,35 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     return None
 
 
+# "Nothing has been paid out at this stage", "No booking has been made yet": what a failed
+# attempt left undone, and advice to the user after it ("…, so please let me know …").
+_NOTHING_DONE = re.compile(
+    r"^\W*(?:so\s+|and\s+)?(?:nothing|no\s+(?:\w+\s+)?\w+)\s+(?:has|have)\s+(?:yet\s+)?been\s+"
+    r"(?:\w+ed|paid|sent|made|taken|done|set|put|held|spent|issued|booked)(?:\s+(?:out|back|up|through))?"
+    r"(?:\s+(?:yet|so\s+far|at\s+this\s+(?:stage|point)|for\s+now|on\s+your\s+\w+))*"
+    r"\s*(?:$|[.!]\s*$|,\s*so\s+(?:please|let|feel|do|you)\b)",
+    re.I,
+)
+
+
+def _nothing_done(text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "Nothing has been booked yet" where an attempt failed and no call changed anything:
+    the failure's consequence, told honestly."""
+    if not _NOTHING_DONE.match(text) or any(
+        c.status == "ok" and not _is_lookup(c.tool) for c in calls
+    ):
+        return None
+    failed = next((c for c in calls if c.status != "ok"), None)
+    if failed is None:
+        return None
+    return CheckResult(
+        name="tool_fact",
+        passed=True,
+        detail=f"{failed.source_id} returned status {failed.status} and no call changed "
+        "anything: the claim reports it",
+    )
+
+
 # --- commitments and exceptions ------------------------------------------------------------------
 
 # Word families of what an agent may grant; a source grants it only with a word of the family.
@@ -1737,7 +1801,8 @@ _GRANT_TOOLS: dict[str, tuple[str, ...]] = {
 _EXCEPTION = re.compile(
     r"\b(?P<waive>waiv(?:e|ed|ing))\b"
     # ("gluten-free", "hands-free" are no favour)
-    r"|(?<!-)\b(?P<free>free(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
+    # ("feel free to reply", "you're free to cancel" are no favour either)
+    r"|(?<!-)(?<!feel\s)\b(?P<free>free(?!\s+to\s)(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"
     r"complimentary|on\s+the\s+house)\b"
     r"|\b(?P<exception>(?:make|made|making)\s+(?:an|a\s+one[- ]time|a\s+one[- ]off)\s+exception|"
     r"as\s+(?:an|a\s+one[- ]time|a\s+one[- ]off)\s+exception|goodwill)\b"
@@ -2429,7 +2494,7 @@ def ground_in_tools(
     stated = _stated(tuple(s.text for s in sources if s.kind in ("document", "memory")))
     fact = check_tool_facts(text, calls, stated)
     if fact is None:
-        fact = check_reported_failure(text, calls)
+        fact = check_reported_failure(text, calls) or _nothing_done(text, calls)
     if fact is None:
         fact = check_empty_lists(text, calls)
     if fact is None:

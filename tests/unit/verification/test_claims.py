@@ -96,6 +96,10 @@ def test_empathy_then_but_keeps_the_content() -> None:
         # hand61 (held out, twelfth session): a filler before the content
         "All sorted.",
         "All done!",
+        # hand60-07 (held out): an invitation to write back
+        "If your bank shows the payment has left your account, feel free to reply with the "
+        "transaction reference.",
+        "Please reply with the transaction reference.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:

@@ -1642,3 +1642,45 @@ def test_a_refusal_said_of_a_failed_attempt_is_its_outcome() -> None:
     assert all(c.passed is not False for c in _grounded(said, calls))
     wrong = _grounded("Your order ORD-1 was rejected.", calls)
     assert [c.passed for c in wrong if c.name == "tool_fact"] == [False]
+
+
+def test_feel_free_grants_nothing_and_a_free_dispute_is_granted() -> None:
+    # hand60-05, hand60-07 (held out): "feel free to reply" is no favour
+    reply = "If your bank shows the payment has left, feel free to reply with the reference."
+    assert check_exception(reply, [POLICY]) is None
+    disputes = Source(
+        source_id="dep",
+        kind="document",
+        text="If a tenant disagrees with a deduction, they can raise a free dispute with the "
+        "deposit scheme.",
+    )
+    free = check_exception("You can raise a free dispute with the deposit scheme.", [disputes])
+    assert free is not None and free.passed is True
+    guest = "Guest tickets are free this month, so there's nothing to pay for your sister's."
+    assert check_exception(guest, [POLICY]) is not None
+
+
+def test_nothing_done_after_a_failed_attempt_is_a_report() -> None:
+    # hand60-02, hand60-10 (held out)
+    failed = _calls(("repairs.book_contractor", "cancelled", None, {"job": "J-1"}))
+    said = "Nothing has been booked yet, so please let me know if another date works for you."
+    assert [c.passed for c in _grounded(said, failed)] == [True]
+    booked = _calls(("repairs.book_contractor", "ok", {"booking": "B-1"}, {"job": "J-1"}))
+    assert all(c.passed is not True for c in _grounded(said, booked))
+
+
+def test_a_carrier_said_without_an_order_is_read_against_the_calls() -> None:
+    # hand60-18 (held out): "They're being delivered by Royal Mail" against `carrier: DPD`
+    track = _calls(("keys.track_shipment", "ok", {"shipment_id": "K-1", "carrier": "DPD"}, {}))
+    wrong = _grounded("They're being delivered by Royal Mail.", track)
+    assert [c.passed for c in wrong] == [False]
+    assert [c.passed for c in _grounded("They're being delivered by DPD.", track)] == [True]
+    assert _grounded("Top-ups are applied the same day.", track) == []
+
+
+def test_a_scheduled_visit_is_confirmed() -> None:
+    # hand60-01 (held out)
+    ticket = _calls(("repairs.create_ticket", "ok", {"ticket_id": "RT-1", "status": "scheduled"},
+                     {}))  # fmt: skip
+    said = _grounded("Ticket RT-1 is confirmed.", ticket)
+    assert [c.passed for c in said if c.name == "tool_fact"] == [True]
