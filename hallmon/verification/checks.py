@@ -1809,6 +1809,52 @@ def check_ruled_out(claim_text: str, sources: Sequence[Source]) -> CheckResult |
     return None
 
 
+# "we'll first need you to send in photos of the affected wall": something asked of the user
+_ASKED_FOR = re.compile(
+    r"\b(?:need|needs|ask|asking)\s+(?:you\s+)?(?:to\s+)?(?:please\s+)?(?:send|upload|attach|"
+    r"provide|submit|forward|email|share)\s+(?:in\s+|over\s+|us\s+|me\s+)?(?P<object>(?:[\w'’-]+\s+)"
+    r"{0,3}?[\w'’-]+)\b|\bplease\s+(?:send|upload|attach|provide|submit|forward|email|share)\s+"
+    r"(?:in\s+|over\s+|us\s+|me\s+)?(?P<object2>(?:[\w'’-]+\s+){0,3}?[\w'’-]+)\b",
+    re.I,
+)
+# an earlier turn saying that thing was given: "I've attached three photos", "we've received
+# your three photos of the mould"
+_GIVEN = re.compile(
+    r"\b(?P<verb>attached|uploaded|sent|submitted|forwarded|emailed|received)\s+"
+    r"(?P<thing>(?:[a-z]+\s+){0,3}[a-z]{4,})\b",
+    re.I,
+)
+
+
+def check_already_given(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """Asking the user for something an earlier turn says they already gave ("we'll first need
+    you to send in photos" after "I've attached three photos"), or None."""
+    asked = _ASKED_FOR.search(claim_text)
+    if asked is None or _NEGATION_WORDS.search(claim_text[: asked.start()].lower()):
+        return None
+    thing = (asked.group("object") or asked.group("object2") or "").lower()
+    wanted = {stem(w) for w in re.findall(r"[a-z]{4,}", thing)} - {"your", "with", "copy", "copies"}
+    if not wanted:
+        return None
+    for source in sources:
+        if source.kind != "memory":
+            continue
+        agent = _AGENT_TURN.match(source.text) is not None
+        for m in islice(_GIVEN.finditer(source.text), 16):
+            # (the user gave it, or the agent received it: not the agent's "I've sent you …")
+            if agent != (m.group("verb").lower() == "received"):
+                continue
+            given = {stem(w) for w in m.group("thing").lower().split()} & wanted
+            if given:
+                return CheckResult(
+                    name="profile",
+                    passed=False,
+                    detail=f"{source.source_id} says the {min(given)} were already given "
+                    f"(“{_snip(source.text)}”)",
+                )
+    return None
+
+
 # "Since you mentioned you only need two weeks": what the claim says the user said
 _USER_SAID = re.compile(
     r"\b(?:you(?:['’]ve|\s+have)?\s+(?:mentioned|said|told\s+(?:me|us)|noted|explained|"
@@ -2174,6 +2220,7 @@ def run_checks(
         or check_user_counts(text, sources)
         or check_user_sides(text, sources)
         or check_ruled_out(text, sources)
+        or check_already_given(text, sources)
         or check_user_said(text, sources),
         check_scope(text, sources)
         or check_condition(text, sources, answer_text)

@@ -1607,3 +1607,21 @@ def test_a_threshold_kept_in_a_subjects_term_and_a_claims_own_when() -> None:
     assert dropped is not None and dropped.passed is False
     kept = "As you're on a 12 month term: " + said
     assert check_threshold_kept(said, offer, kept) is None
+
+
+def test_asking_for_what_an_earlier_turn_says_was_given_fails() -> None:
+    # hand60-22 (held out)
+    from hallmon.verification.checks import check_already_given
+
+    said = "To move your report forward, we'll first need you to send in photos of the wall."
+    given = sources_for(memory=[{"memory_id": "m1", "text": "Customer (earlier turn): The "
+                                 "mould is spreading. I've attached three photos."}])  # fmt: skip
+    failed = check_already_given(said, given)
+    assert failed is not None and failed.passed is False
+    received = sources_for(memory=[{"memory_id": "m2", "text": "Agent (earlier turn): We've "
+                                    "received your three photos of the mould."}])  # fmt: skip
+    assert check_already_given(said, received) is not None
+    sent_them = sources_for(memory=[{"memory_id": "m3", "text": "Agent (earlier turn): I've "
+                                     "sent you photos of the new boiler."}])  # fmt: skip
+    assert check_already_given(said, sent_them) is None
+    assert check_already_given("The surveyor will send photos.", given) is None
