@@ -2290,6 +2290,67 @@ def _list_view(call: ToolCall) -> _ListView:
     )
 
 
+def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A status said in a clause that names one list element by the words of its name, where
+    that element has another status that a second element has ("… and education verification
+    is still in progress" when `education_verification` is `clear` and `employment_verification`
+    `in_progress`): the statuses are swapped. None when no clause reads so."""
+    bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
+    clauses = [claim_text[a:b] for a, b in pairwise(bounds)][:32]
+    for call in calls:
+        if call.status != "ok":
+            continue
+        view = _list_view(call)
+        if len(view.values) < 2:
+            continue
+        seen = Counter(v.lower() for vs in view.values.values() for v in vs)
+        statuses = {
+            k.rpartition(".")[0]: _norm_status(v)
+            for k, v in call.fields
+            if _in_list(k) and k.rsplit(".", 1)[-1] in ("status", "state")
+        }
+        # element -> the words of its names ("education_verification": education, verification)
+        names = {
+            prefix: [
+                words
+                for n in (v.lower() for v in vs[:MAX_FIELDS] if len(v) <= 60)
+                if seen[n] == 1
+                and _norm_status(n) != statuses.get(prefix)
+                and (words := frozenset(w for w in re.split(r"[_\s-]+", n) if len(w) >= 3))
+                and all(w.isalpha() for w in words)
+            ]
+            for prefix, vs in view.values.items()
+            if prefix in statuses
+        }
+        for clause in clauses:
+            low = set(re.findall(r"[a-z]+", clause.lower()))
+            # the common status words, and the list's own as it spells them ("clear")
+            said = {_norm_status(m.group(1)) for m in _STATUS_RE.finditer(clause)} | {
+                v
+                for v in set(statuses.values())
+                if len(v) >= 4 and re.search(rf"\b{re.escape(v)}\b", clause, re.I)
+            }
+            named = [p for p, ws in names.items() if any(w <= low for w in ws)]
+            if len(said) != 1 or len(named) != 1:
+                continue
+            (word,) = said
+            spelled = re.escape(word).replace(r"\ ", " ").replace(" ", r"[\s_-]+")
+            at = re.search(rf"\b{spelled}\b", clause, re.I)
+            before = clause[: at.start()] if at else clause
+            if _CONDITION_BEFORE.search(before[-120:]) or _MODAL_BEFORE.search(before[-40:]):
+                continue  # "can only start once Lancashire Police has acknowledged"
+            own = statuses[named[0]]
+            others = {v for p, v in statuses.items() if p != named[0]}
+            if not _status_holds(clause, word, {own}, set()) and word in others:
+                return CheckResult(
+                    name="tool_fact",
+                    passed=False,
+                    detail=f"'{word}' is another element's status; {named[0].split('.', 1)[-1]} "
+                    f"is {own} ({call.source_id}): mismatch",
+                )
+    return None
+
+
 def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """Figures said of a list element that are another element's ("pg-orders-02 is on 16.4,
     and pg-orders-03 is on 16.6" when the list holds them the other way round): each clause
@@ -2503,7 +2564,7 @@ def ground_in_tools(
         fact = _result_reports(text, calls)
     if fact is None:
         fact = _attempt_reports(text, calls)
-    swapped = check_list_values(text, calls)
+    swapped = check_list_values(text, calls) or check_element_status(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list
     action = None

@@ -1684,3 +1684,20 @@ def test_a_scheduled_visit_is_confirmed() -> None:
                      {}))  # fmt: skip
     said = _grounded("Ticket RT-1 is confirmed.", ticket)
     assert [c.passed for c in said if c.name == "tool_fact"] == [True]
+
+
+def test_a_status_said_of_a_list_element_named_by_its_words() -> None:
+    # hand57-14 (held out): two checks' statuses swapped
+    report = _calls(("screening.get_report", "ok", {"checks": [
+        {"type": "employment_verification", "status": "in_progress"},
+        {"type": "education_verification", "status": "clear"},
+        {"type": "criminal_record", "status": "clear"}]}, {}))  # fmt: skip
+    swapped = _grounded("The criminal record check is clear, and education verification is "
+                        "still in progress.", report)  # fmt: skip
+    assert [c.passed for c in swapped if c.name == "tool_fact"] == [False]
+    right = _grounded("Education verification is clear; employment verification is still in "
+                      "progress.", report)  # fmt: skip
+    assert all(c.passed is not False for c in right)
+    # a condition names the status it waits for, it does not say it
+    waiting = _grounded("It can start once employment verification is clear.", report)
+    assert all(c.passed is not False for c in waiting)
