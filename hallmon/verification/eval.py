@@ -30,6 +30,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,10 @@ class Record:
     """The rule an agent-trace record exercises (tests/agent_traces)."""
     response_context: dict[str, Any] | None = None
     """Structured context (documents, tool_results, memory) replacing `context` when given."""
+    ts: datetime | None = None
+    """When the answer was given (`ts`, ISO 8601): what "effective immediately" is read
+    against. Without it nothing of the answer is read against a date of its own, never the
+    evaluation's wall clock, so a set scores the same on any day."""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any], where: str) -> Record:
@@ -93,12 +98,14 @@ class Record:
                 split=obj.get("split"),
                 rule=obj.get("rule"),
                 response_context=obj.get("response_context"),
+                ts=_answer_time(obj.get("ts"), where),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(
                 f"{where}: not a dev record ({exc!r}); each line needs id, context (list), "
                 "question, answer, label and spans"
             ) from exc
+
         try:
             record.to_response()  # a context the contract rejects fails here, with its line
         except ValidationError as exc:
@@ -130,7 +137,20 @@ class Record:
             question=self.question,
             context=context,
             origin="check",
+            stream_ended_at=self.ts,
         )
+
+
+def _answer_time(value: Any, where: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        ts = datetime.fromisoformat(str(value))
+    except ValueError as exc:
+        raise ValueError(
+            f"{where}: ts {value!r} is not an ISO 8601 date-time (e.g. 2026-12-02T12:00:00Z)"
+        ) from exc
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
 
 
 def load_records(path: str | Path) -> list[Record]:
@@ -390,7 +410,7 @@ def run_verifier(
     forced: list[tuple[ClaimStatus, str] | None] = []
     for start in range(0, len(records), answers_per_batch):
         chunk = records[start : start + answers_per_batch]
-        prepared = [verifier.prepare(r.to_response()) for r in chunk]
+        prepared = [verifier.prepare(r.to_response(), undated=True) for r in chunk]
         active = [p for p in prepared if p.result is None]
         try:
             # The same rounds as the stream (early stop narrows each answer's pairs).

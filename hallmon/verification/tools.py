@@ -97,6 +97,8 @@ _IMMEDIATE = re.compile(
 )
 _ISO_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _WHEN_KEY = re.compile(r"effective|start|begin|valid_from|from$|schedul|takes_effect|as_of", re.I)
+# Fields that say when the call's own event happened ("cancelled_at", "processed_on").
+_EVENT_TIME_KEY = re.compile(r"_at$|_on$|^(?:timestamp|ts|time|now|as_of)$", re.I)
 _CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY"}
 
 
@@ -112,9 +114,12 @@ class ToolCall:
     # Names of the output's empty lists ("refunds" for {"refunds": []}): a lookup that found
     # nothing, which `_flatten` (scalars only) cannot show.
     empty: tuple[str, ...] = ()
+    # The day the answer was given (ISO date), what "effective immediately" means; None when
+    # unknown (an evaluation record without `ts`): then only the call's own times tell.
+    answered_on: str | None = None
 
     @classmethod
-    def of(cls, item: ToolResultItem) -> ToolCall:
+    def of(cls, item: ToolResultItem, answered_on: str | None = None) -> ToolCall:
         fields = list(_flatten("arguments", item.arguments or {}))
         output: Any = item.output
         if isinstance(output, str):
@@ -132,6 +137,7 @@ class ToolCall:
             fields=tuple(fields),
             currency=currency,
             empty=tuple(_empty_lists(output)),
+            answered_on=answered_on,
         )
 
     def values(self) -> set[str]:
@@ -306,8 +312,9 @@ def _name_words(name: str) -> list[str]:
     return [w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w]
 
 
-def tool_calls(items: Sequence[ToolResultItem]) -> list[ToolCall]:
-    return [ToolCall.of(item) for item in items]
+def tool_calls(items: Sequence[ToolResultItem], answered_on: date | None = None) -> list[ToolCall]:
+    day = answered_on.isoformat() if answered_on is not None else None
+    return [ToolCall.of(item, day) for item in items]
 
 
 # --- comparing a claim with one call ----------------------------------------------------------
@@ -410,6 +417,31 @@ def _tied(text: str, q: Quantity, ident: str) -> bool:
     if q.end <= at:
         return _TIED_BEFORE.fullmatch(text, q.end, at) is not None
     return False
+
+
+def _now_days(call: ToolCall, dates: Sequence[tuple[str, frozenset[str]]]) -> set[str]:
+    """The days that count as "now" for a claim about the call (the answer's day, a day
+    either side for zones), else the days of the call's own event times (`cancelled_at`,
+    `created_at`), else none: what "immediately" is compared with, never the verifier's clock
+    (an answer read a week later is as immediate as it was)."""
+    if call.answered_on is not None:
+        days = {call.answered_on}
+    else:
+        days = {
+            day
+            for key, found in dates
+            if _EVENT_TIME_KEY.search(key.rsplit(".", 1)[-1])
+            and not _WHEN_KEY.search(key.rsplit(".", 1)[-1])
+            for day in found
+        }
+    out = set()
+    for day in days:
+        try:
+            d = date.fromisoformat(day)
+        except ValueError:
+            continue  # a date without a year ("--12-04") anchors nothing
+        out |= {(d + timedelta(days=n)).isoformat() for n in (-1, 0, 1)}
+    return out
 
 
 def _compare(
@@ -543,9 +575,9 @@ def _compare(
                 f"{q.describe()} differs from {call.tool}'s {said}"
             )
     dates = call.dates()
-    if _IMMEDIATE.search(claim_text):
+    today = _now_days(call, dates) if _IMMEDIATE.search(claim_text) else set()
+    if today:
         # "Cancelled, effective immediately" against "effective": "2026-12-31".
-        today = {(date.today() + timedelta(days=d)).isoformat() for d in (-1, 0, 1)}
         later = [(k, d) for k, d in dates if _WHEN_KEY.search(k.rsplit(".", 1)[-1])]
         if later and not any(d & today for _, d in later):
             said = ", ".join(f"{k.split('.', 1)[-1]}={sorted(d)[0]}" for k, d in later[:3])

@@ -38,6 +38,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -224,9 +225,13 @@ class Verifier:
 
     # --- the two phases -----------------------------------------------------------------
 
-    def prepare(self, response: AssembledResponse) -> PreparedAnswer:
+    def prepare(self, response: AssembledResponse, *, undated: bool = False) -> PreparedAnswer:
         """Claims, evidence and checks of one answer, and the NLI pairs it needs. Never raises:
-        a failure becomes an `evaluation_failed` result in `PreparedAnswer.result`."""
+        a failure becomes an `evaluation_failed` result in `PreparedAnswer.result`.
+
+        The answer's day ("effective immediately") is its `stream_ended_at`, else now (it is
+        being checked as it is given); `undated` (an evaluation record without a time) leaves
+        it unknown instead, so a labelled set scores the same on any day."""
         prepared = PreparedAnswer(response=response)
         stage = "claims"
         try:
@@ -259,7 +264,11 @@ class Verifier:
             with _timed(prepared.stage_ms, "checks"):
                 facts = record_facts(response)
                 hours = record_hours(response)
-                calls = tool_calls(response.context.tool_results)
+                ended = response.stream_ended_at or (None if undated else datetime.now(UTC))
+                calls = tool_calls(
+                    response.context.tool_results,
+                    answered_on=ended.astimezone(UTC).date() if ended is not None else None,
+                )
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
                     checks = run_checks(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,20 @@ def test_load_records_names_bad_lines(tmp_path: Path) -> None:
     path = tmp_path / "d.jsonl"
     path.write_text(json.dumps({"id": "x", "answer": "a"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"d.jsonl:1"):
+        load_records(path)
+
+
+def test_a_records_ts_is_the_answers_time(tmp_path: Path) -> None:
+    row = {"id": "t1", "context": ["c"], "question": None, "answer": "a", "label": "supported"}
+    path = tmp_path / "d.jsonl"
+    lines = [{**row, "ts": "2026-12-02T12:00:00Z"}, {**row, "id": "t2", "ts": "2026-12-02"}, row]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    dated, day_only, undated = load_records(path)
+    assert dated.to_response().stream_ended_at == datetime(2026, 12, 2, 12, tzinfo=UTC)
+    assert day_only.ts == datetime(2026, 12, 2, tzinfo=UTC)  # a date alone is read as UTC
+    assert undated.to_response().stream_ended_at is None
+    path.write_text(json.dumps({**row, "ts": "yesterday"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"d.jsonl:1: ts 'yesterday' is not an ISO 8601"):
         load_records(path)
 
 

@@ -19,6 +19,7 @@ from hallmon.verification.tools import (
     check_reported_failure,
     check_tool_facts,
     ground_in_tools,
+    tool_calls,
 )
 
 REFUND = {"refund_id": "RF-77", "order_id": "A-1042", "amount_eur": 89.0}
@@ -447,23 +448,43 @@ def test_an_empty_list_says_nothing_once_another_call_made_one() -> None:
 
 
 def test_immediately_is_not_a_later_effective_date() -> None:
-    from datetime import date
-
-    later = call(
-        "subscriptions.cancel",
-        {"subscription_id": "SUB-5", "status": "cancelled", "effective": "2099-12-31"},
-        subscription_id="SUB-5",
+    cancel = ToolResultItem(
+        tool="subscriptions.cancel",
+        call_id="c1",
+        arguments={"subscription_id": "SUB-5"},
+        output={"subscription_id": "SUB-5", "status": "cancelled", "effective": "2026-12-31"},
     )
     claim = "Your subscription SUB-5 has been cancelled, effective immediately."
-    wrong = check_action(claim, [later])
+    wrong = check_action(claim, [ToolCall.of(cancel, answered_on="2026-12-02")])
     assert wrong.passed is False and "'immediately' but" in wrong.detail
+    later = ToolCall.of(cancel, answered_on="2026-12-02")
     assert check_action("Your subscription SUB-5 has been cancelled.", [later]).passed is True
-    today = call(
+    # the answer given on the day it took effect (or a day either side, for zones)
+    for day in ("2026-12-30", "2026-12-31", "2027-01-01"):
+        assert check_action(claim, [ToolCall.of(cancel, answered_on=day)]).passed is True, day
+
+
+def test_immediately_is_read_against_the_answers_day_never_the_verifiers_clock() -> None:
+    # An answer without a time (an evaluation record without `ts`): the call's own event time
+    # is "now"; with none, nothing tells whether the date is later, so no mismatch is said.
+    output = {"subscription_id": "SUB-5", "status": "cancelled", "effective": "2026-12-31"}
+    claim = "Your subscription SUB-5 has been cancelled, effective immediately."
+    undated = call("subscriptions.cancel", output, subscription_id="SUB-5")
+    assert check_action(claim, [undated]).passed is True
+    stamped = call(
         "subscriptions.cancel",
-        {"subscription_id": "SUB-5", "status": "cancelled", "effective": date.today().isoformat()},
+        {**output, "cancelled_at": "2026-11-20T10:00:00Z"},
         subscription_id="SUB-5",
     )
-    assert check_action(claim, [today]).passed is True
+    wrong = check_action(claim, [stamped])
+    assert wrong.passed is False and "effective=2026-12-31" in wrong.detail
+    same_day = call(
+        "subscriptions.cancel",
+        {**output, "cancelled_at": "2026-12-31T08:00:00Z"},
+        subscription_id="SUB-5",
+    )
+    assert check_action(claim, [same_day]).passed is True
+    assert tool_calls([], answered_on=None) == []
 
 
 def test_a_favour_said_not_to_be_granted_grants_nothing() -> None:

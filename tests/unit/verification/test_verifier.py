@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from collections.abc import Sequence
 from typing import Any
 
@@ -317,3 +318,29 @@ def test_a_claim_against_a_yes_no_field_of_a_json_record_is_contradicted(
     assert [c.passed for c in right.checks if c.name == "record"] == [True]
     assert right.status != "contradicted"
     assert result.action in ("warn", "block")
+
+
+def test_immediately_is_read_against_the_answers_own_time(verifier: Verifier) -> None:
+    # "Effective immediately" means the day the answer was given (its stream end), not the
+    # day hallmon happens to read it: a replay or a late evaluation gives the same verdict.
+    tool = {
+        "tool": "subscriptions.cancel",
+        "call_id": "c1",
+        "arguments": {"subscription_id": "SUB-5"},
+        "output": {"subscription_id": "SUB-5", "status": "cancelled", "effective": "2026-12-31"},
+        "status": "ok",
+    }
+    text = "Your subscription SUB-5 has been cancelled, effective immediately."
+    base = response(text, documents=(), tool_results=[tool])
+
+    def holds(ended: str | None, *, undated: bool = False) -> bool:
+        answer = base.model_copy(
+            update={"stream_ended_at": ended and datetime.fromisoformat(ended)}
+        )
+        prepared = verifier.prepare(answer, undated=undated)
+        result = verifier.finish(prepared, np.zeros((len(prepared.pairs), 3), dtype=np.float32))
+        return not any(c.passed is False for c in result.claims[0].checks)
+
+    assert holds("2026-12-02T10:00:00+00:00") is False  # a month before it takes effect
+    assert holds("2026-12-31T10:00:00+00:00") is True
+    assert holds(None, undated=True) is True  # no day to read it against: not decided
