@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
