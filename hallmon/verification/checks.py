@@ -1009,6 +1009,17 @@ _MEASURE_AFTER = re.compile(
 )
 
 
+def _measure_compound(ident: str) -> bool:
+    """A hyphenated measure ("30-minute", "12-month-old", "once-per-12-months"): words and
+    small numbers only, one of the words a unit. An id has a code's shape ("GRM-41208")."""
+    parts = ident.split("-")
+    if len(parts) < 2 or not all(re.fullmatch(r"[a-z]+|\d{1,4}", p, re.I) for p in parts):
+        return False
+    return any(_MEASURE_AFTER.fullmatch(p) for p in parts if p.isalpha()) and not any(
+        p.isupper() and len(p) > 1 for p in parts
+    )
+
+
 def _identifiers(text: str) -> list[str]:
     out = []
     for m in _IDENTIFIER.finditer(text):
@@ -1028,9 +1039,8 @@ def _identifiers(text: str) -> list[str]:
             continue  # "6:30pm" and "the 4th floor" are quantities, not ids
         if ident.isdigit() and _MEASURE_AFTER.match(text, m.end()):
             continue  # "about 908 lb", "412 kg": measures, which the number check reads
-        compound = re.fullmatch(r"\d{1,4}-([a-z]+)", ident, re.I)
-        if compound and _MEASURE_AFTER.fullmatch(compound.group(1)):
-            continue  # "two 30-minute blocks", "an 18-tonne truck": measures too
+        if _measure_compound(ident):
+            continue  # "two 30-minute blocks", "an 18-tonne truck", "once-per-12-months"
         out.append(ident)
     return out
 

@@ -177,6 +177,7 @@ _POLITE_CORE = (
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news|good\s+timing(?:\s+to\s+ask)?"
     # reassurance about the user's worry, no content ("You're not imagining it.")
     r"|you(?:['’]re|\s+are)\s+not\s+imagining\s+(?:it|things)"
+    r"|it(?:['’]s|\s+is)\s+not\s+just\s+you|you(?:['’]re|\s+are)\s+(?:quite\s+|absolutely\s+)?right"
     r"|i\s+know\s+(?:that|this|it|an?\s+\w+(?:\s+like\s+(?:this|that))?)(?:['’]s|\s+is|\s+will\s+be|"
     r"\s+must\s+be|\s+isn['’]t)\s+(?:really\s+|so\s+|very\s+|not\s+)?"
     r"(?:disappointing|frustrating|annoying|not\s+ideal|a\s+pain|inconvenient|upsetting|stressful|"
@@ -202,7 +203,7 @@ _POLITE_CORE = (
     r"lovely|wonderful|pleasant|safe)\s+)?(?:stay|day|evening|weekend|week|trip|flight|journey|"
     r"meal|visit|holiday|vacation|time)\b"
     r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
-    r"good\s?bye|bye|welcome\s+aboard|congratulations|congrats)"
+    rf"good\s?bye|bye|welcome\s+aboard|(?:congratulations|congrats)(?:\s+on\b{_TAIL})?)"
     # Saying what cannot be said yet states nothing ("Unfortunately I can't confirm it yet").
     r"|(?:(?:sadly|unfortunately),?\s+)?(?:i|we)(?:\s+|(?=['’]))(?:can(?:no|['’])t|cannot|couldn['’]t|"
     r"(?:am|['’]m|are|['’]re)\s+(?:not\s+)?(?:un)?able\s+to)\s+(?:confirm|say|tell|verify)"

@@ -243,7 +243,8 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     # Re-done actions are the same kind as the first time ("rebooked" is booking).
     "book": ("rebook", "reschedul", "reserv", "moved"),
     "send": ("resen", "re-sen", "resubmit"),
-    "create": ("reissu", "reorder", "reopen"),
+    # ("request_repeat_prescription": a request made is a thing created)
+    "create": ("reissu", "reorder", "reopen", "request"),
     # operations on running systems ("I've run the rollout restart", "restarted the pod")
     "restart": ("restart", "reboot", "redeploy", "bounc"),
     "rollback": ("rollback", "undo", "revert"),
@@ -257,7 +258,7 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
-    r"rebooted|redeployed|reverted|ordered|"
+    r"rebooted|redeployed|reverted|ordered|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
     # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
     r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
     r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
@@ -715,6 +716,8 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
         and _MONEY_NEXT.match(claim_text, done.end())
     ):
         verb = _kinds("transfer")  # "I moved $15,000.00 from your savings": money transferred
+    if done and re.search(r"\bput\s+(?:through|in)$", done.group(0), re.I):
+        verb = ["create"]  # "I've put through the repeat prescription": a request made
     if verb == ["order"]:
         # "I've ordered a replacement": ordering is done by whatever call makes the thing
         # ordered (`issue_replacement`), so the object's kinds count beside it
@@ -1012,8 +1015,9 @@ def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
     """The ok calls a claim talks about: those holding one of its identifiers, else, for
     "your order" and the like, the one call whose fields name that entity. A claim that
     reports a failure ("I couldn't extend CR-5 to December 8") is also about the failed calls
-    that hold its identifiers: what they were asked to do is what it reports."""
-    failure = _FAILURE.search(claim_text) is not None
+    that hold its identifiers: what they were asked to do is what it reports, and so is one
+    that tells the attempt ("I tried to move GRM-30417 to Sunday 6 December")."""
+    failure = _FAILURE.search(claim_text) is not None or _ATTEMPT.match(claim_text) is not None
     ok = [c for c in calls if c.status == "ok" or failure]
     idents = _identifiers(claim_text)
     named = [c for c in ok if any(c.holds(i) for i in idents)]
@@ -1570,7 +1574,8 @@ def check_tool_facts(
                     f"{listed_count[0]} {listed_count[1]}s but {call.tool} lists "
                     f"{' or '.join(str(n) for n in sizes)}"
                 )
-        others = [c for c in calls if c is not call and c.status == "ok"]
+        # (a failed call the claim is about holds what was tried: another call's figure)
+        others = [c for c in calls if c is not call and (c.status == "ok" or c in whole)]
         m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
@@ -1720,9 +1725,10 @@ _FAILURE_WORDS = frozenset(
      "through", "issu", "process", "complet", "your", "sorry",
      # the other party whose system failed, named generically
      "airlin", "bank", "carrier", "provid", "partner", "server", "upstream", "extern", "vendor",
-     "backend", "third", "parti", "booking", "network", "gateway",
-     # what was being done when it failed
+     "backend", "third", "parti", "booking", "book", "network", "gateway",
+     # what was being done when it failed ("before it confirmed the change")
      "load", "detail", "just", "fetch", "retriev", "access", "inform", "data", "record",
+     "chang", "updat", "befor",
      # how the report is put ("not yet, I'm afraid: … timed out without a confirmation")
      "afraid", "without", "confirm", "still", "respond", "answer", "repli", "reply",
      # the attempt named generically ("that lookup timed out")
@@ -1753,7 +1759,8 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
     rest = {w[:5] for w in words} - _FAILURE_PREFIXES
     # (the kind of call it names, not of what it could not tell: "so I can't confirm your
     # next delivery date" after a subscription lookup timed out)
-    named = set(_kinds(said))
+    # ("the request timed out": the attempt named generically, no kind of call)
+    named = set(_kinds(re.sub(r"\brequests?\b", " ", said, flags=re.I)))
     for call in calls:
         if call.status == "ok" or (named and not named & set(_kinds(call.tool))):
             continue  # succeeded, or another kind of call ("the payment failed", email error)
@@ -1761,7 +1768,13 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
             " ".join([call.tool, *(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in call.fields)])
         )
         # the attempt's own verb ("when I submitted the transfer" of `initiate_isa_transfer`)
-        attempted = {w[:5] for w in words if set(_kinds(w)) & set(_kinds(call.tool))}
+        # (read on the words as written: "moved" names a rebooking, its stem "mov" nothing)
+        attempted = {
+            t[:5]
+            for w in re.findall(r"[a-z]+", said.lower())
+            if set(_kinds(w)) & set(_kinds(call.tool))
+            for t in content_tokens(w)
+        }
         if rest <= {k[:5] for k in known} | attempted:
             return CheckResult(
                 name="tool_fact",
@@ -2282,6 +2295,101 @@ def _payment_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     return None
 
 
+# "you won't be charged anything", "there's no fee", "free of charge": nothing to pay
+_NOTHING_CHARGED = re.compile(
+    r"\b(?:won['’]t|will\s+not|(?:are|is|were|was)(?:n['’]t|\s+not))\s+(?:be\s+)?"
+    r"(?:charged|billed)(?:\s+(?:anything|a\s+(?:penny|cent|thing)|at\s+all))?\b"
+    r"|\bno\s+(?:\w+\s+)?(?:fee|charge|cost)s?\b(?!\s+(?:if|unless|once|when|after|before))"
+    r"|\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|nothing\s+to\s+pay)\b",
+    re.I,
+)
+_FEE_KEY = re.compile(r"fee|charge|penalt|amount_due|balance_due|to_pay|payable", re.I)
+
+
+def _free_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "You won't be charged anything" backed by an ok call whose fee or charge amounts are
+    all zero (a waived late-cancellation fee of 0.00); None when the claim says nothing of a
+    charge, names an amount, or no call holds a fee. A fee the call holds above zero is left
+    to the other checks: it may be the fee that was waived."""
+    if _NOTHING_CHARGED.search(claim_text) is None or _claim_amounts(claim_text):
+        return None
+    for call in calls:
+        if call.status != "ok":
+            continue
+        fees = [(k, v) for k, v, _ in call.amounts() if _FEE_KEY.search(k.split(".", 1)[-1])]
+        if fees and all(v == 0 for _, v in fees):
+            return CheckResult(
+                name="tool_fact",
+                passed=True,
+                detail=f"{call.source_id} reports it: {fees[0][0].split('.', 1)[1]} = 0",
+            )
+    return None
+
+
+# Who money went to, in the claim's words and in a call's payee field.
+_TO_YOU = re.compile(
+    r"\b(?:paid|sent|transferred|refunded|credited|deposited|reimbursed|gone|went)\b[^.;!?]{0,60}?"
+    r"\b(?:(?:in)?to|back\s+to)\s+(?:you\b|your\s+(?:own\s+)?(?:bank|account|card|"
+    r"current\s+account|savings|wallet|paypal))"
+    r"|\b(?:you(?:['’]ve|\s+have)|you)\s+(?:been\s+)?(?:paid|reimbursed|received)\b",
+    re.I,
+)
+_TO_THIRD = re.compile(
+    r"\b(?:paid|sent|transferred|settled)\b[^.;!?]{0,60}?\b(?:direct(?:ly)?\s+)?to\s+"
+    r"(?:the|your)\s+(?:vet|vets|clinic|practice|hospital|provider|surgery|garage|repairer|"
+    r"landlord|merchant|supplier|dentist)\b",
+    re.I,
+)
+_PAYEE_KEY = re.compile(r"^(?:payee|paid_to|pay_to|recipient|beneficiary|payee_type)$", re.I)
+_YOU_PAYEES = frozenset({"policyholder", "policy_holder", "customer", "member", "insured",
+                         "claimant", "owner", "account_holder", "self", "you", "client",
+                         "cardholder", "subscriber", "holder"})  # fmt: skip
+_THIRD_PAYEES = frozenset({"provider", "vet", "clinic", "practice", "hospital", "merchant",
+                           "supplier", "landlord", "third_party", "repairer", "garage",
+                           "dentist", "surgery"})  # fmt: skip
+
+
+def _payee_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "The remaining €684.00 was paid into your bank account" against a settlement whose
+    `payee` is "provider": money said to have gone to the user (or to a third party) that the
+    call says went to the other. The payee read is the one beside the claim's amount when it
+    names one. None when the claim names no recipient or no call has a payee of a known kind."""
+    to_you, to_third = _TO_YOU.search(claim_text), _TO_THIRD.search(claim_text)
+    if bool(to_you) == bool(to_third):
+        return None
+    claimed = _claim_amounts(claim_text)
+    for call in calls:
+        if call.status != "ok":
+            continue
+        payees = [(k, v) for k, v in call.fields if _PAYEE_KEY.match(k.rsplit(".", 1)[-1])]
+        if claimed:
+            # the payee of the object that holds the claim's amount ("settlement.amount.value"
+            # and "settlement.payee")
+            near = {
+                k.rsplit(".", 1)[0]
+                for k, v, c in call.amounts()
+                if any(_same_amounts(q, [(k, v, c)]) for q in claimed)
+            }
+            payees = [
+                (k, v) for k, v in payees if any(n.startswith(k.rsplit(".", 1)[0]) for n in near)
+            ]
+        kinds = {v.strip().lower().replace(" ", "_").replace("-", "_") for _, v in payees}
+        if len(kinds) != 1:
+            continue
+        (kind,) = kinds
+        if kind not in _YOU_PAYEES and kind not in _THIRD_PAYEES:
+            continue
+        holds = (kind in _YOU_PAYEES) == bool(to_you)
+        key = payees[0][0].split(".", 1)[1]
+        return CheckResult(
+            name="tool_fact",
+            passed=holds,
+            detail=f"{call.source_id} {'reports' if holds else 'says otherwise'}: {key} = {kind}"
+            + ("" if holds else ": mismatch"),
+        )
+    return None
+
+
 # --- values of list elements ------------------------------------------------------------------
 
 _NAME_VALUE = re.compile(r"(?=[\w.-]*[a-z])(?=[\w.-]*[\d-])[\w.-]{4,40}", re.I)
@@ -2593,12 +2701,17 @@ def ground_in_tools(
     if fact is None:
         fact = _payment_reports(text, calls)
     if fact is None:
+        fact = _free_reports(text, calls)
+    if fact is None:
         fact = _result_reports(text, calls)
     if fact is None:
         fact = _attempt_reports(text, calls)
     swapped = check_list_values(text, calls) or check_element_status(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list
+    payee = _payee_said(text, calls)
+    if payee is not None and (payee.passed is False or fact is None):
+        fact = payee  # right amount and date, paid to someone else
     action = None
     if (
         any(c.name == "action" for c in checks)

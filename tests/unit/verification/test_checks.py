@@ -873,6 +873,9 @@ def test_a_measure_is_no_identifier() -> None:
 
     said = "I've rebooked all 6 pieces (412 kg, about 908 lb) on LH8401 for order 55123."
     assert _identifiers(said) == ["LH8401", "55123"]
+    # hand62-10: a hyphenated rule's period is a measure too; a code stays an id
+    waiver = "you haven't used your once-per-12-months waiver on the 12-month-old booking GRM-41208"
+    assert _identifiers(waiver) == ["GRM-41208"]
 
 
 def test_time_zone_abbreviations_are_no_names() -> None:

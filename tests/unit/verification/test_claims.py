@@ -63,6 +63,14 @@ def test_empathy_mixed_with_content_keeps_the_content() -> None:
     assert result.skipped[0].text == "I understand"
 
 
+def test_agreeing_before_content_keeps_the_content() -> None:
+    result = extract_claims("You're right, the fee was waived. You're right that it was late.")
+    assert [c.text for c in result.claims] == [
+        "the fee was waived.",
+        "You're right that it was late.",
+    ]
+
+
 def test_empathy_then_but_keeps_the_content() -> None:
     result = extract_claims("I'm sorry for the inconvenience, but the service is down.")
     assert [c.text for c in result.claims] == ["the service is down."]
@@ -100,6 +108,9 @@ def test_empathy_then_but_keeps_the_content() -> None:
         "If your bank shows the payment has left your account, feel free to reply with the "
         "transaction reference.",
         "Please reply with the transaction reference.",
+        # hand62 (held out, fourteenth session): congratulations on something, reassurance
+        "Congratulations on the new puppy!",
+        "you're right, it's not just you.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:

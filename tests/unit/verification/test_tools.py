@@ -1722,3 +1722,114 @@ def test_a_status_said_of_a_list_element_named_by_its_words() -> None:
     # a condition names the status it waits for, it does not say it
     waiting = _grounded("It can start once employment verification is clear.", report)
     assert all(c.passed is not False for c in waiting)
+
+
+def test_what_an_attempt_tried_is_read_against_the_failed_call_that_tried_it() -> None:
+    # hand62-02: the tried new slot is the failed reschedule's argument, not a misread of the
+    # booking's current start.
+    booking = {"appointment": {"appointment_id": "GRM-30417", "start": "2026-12-05T14:00:00"}}
+    calls = _calls(
+        ("grooming.get_appointment", "ok", booking, {"appointment_id": "GRM-30417"}),
+        (
+            "grooming.reschedule_appointment",
+            "timeout",
+            {"error": "TIMEOUT"},
+            {"appointment_id": "GRM-30417", "new_start": "2026-12-06T10:30:00"},
+        ),
+    )
+    tried = "I tried to move Biscuit's groom (GRM-30417) to Sunday 6 December at 10:30"
+    assert all(c.passed is not False for c in _grounded(tried, calls))
+    # a date neither call holds is still a misread
+    wrong = "I tried to move Biscuit's groom (GRM-30417) to Monday 7 December at 10:30"
+    assert [c.passed for c in _grounded(wrong, calls) if c.name == "tool_fact"] == [False]
+
+
+def test_a_failed_rebooking_reported_in_its_own_words_is_backed() -> None:
+    # hand62-02: "moved" names the rebooking call's kind; "the change" is the attempt itself
+    failed = call(
+        "grooming.reschedule_appointment",
+        {"error": "TIMEOUT", "message": "Booking service did not respond within 30 seconds"},
+        status="timeout",
+        appointment_id="GRM-30417",
+        new_start="2026-12-06T10:30:00",
+    )
+    said = (
+        "the booking system timed out before it confirmed the change, so nothing has been moved"
+        " yet."
+    )
+    result = check_reported_failure(said, [failed])
+    assert result is not None and result.passed is True
+    # a new fact beside the failure is still not the failed call's to back
+    more = "the booking system timed out, so your groom moved to the Harrogate salon."
+    assert check_reported_failure(more, [failed]) is None
+
+
+def test_nothing_charged_is_backed_by_a_fee_of_zero() -> None:
+    # hand62-10: the cancel call's fee is 0.00 after the waiver
+    cancel = _calls(
+        (
+            "grooming.cancel_appointment",
+            "ok",
+            {"status": "cancelled", "fee": {"amount": "0.00", "currency": "USD"}},
+            {"appointment_id": "GRM-41208"},
+        )
+    )
+    assert [c.passed for c in _grounded("you won't be charged anything.", cancel)] == [True]
+    charged = _calls(
+        (
+            "grooming.cancel_appointment",
+            "ok",
+            {"status": "cancelled", "fee": {"amount": "32.50", "currency": "USD"}},
+            {"appointment_id": "GRM-41208"},
+        )
+    )
+    assert not any(c.passed for c in _grounded("you won't be charged anything.", charged))
+
+
+def test_a_request_put_through_needs_the_request_call_to_succeed() -> None:
+    # hand62-16: the repeat prescription request returned an error
+    args = {"pet_id": "P-7781", "medication": "Apoquel 16 mg", "quantity": 30}
+    said = "I've also put through the repeat prescription for 30 Apoquel 16 mg tablets."
+    failed = _calls(
+        ("vet.request_repeat_prescription", "error", {"error": "PRESCRIPTION_EXPIRED"}, args)
+    )
+    assert [c.passed for c in _grounded(said, failed) if c.name == "action"] == [False]
+    done = _calls(
+        (
+            "vet.request_repeat_prescription",
+            "ok",
+            {"request_id": "RX-118", "status": "submitted"},
+            args,
+        )
+    )
+    assert [c.passed for c in _grounded(said, done) if c.name == "action"] == [True]
+
+
+def _settlement(payee: str) -> list[ToolCall]:
+    claim = {
+        "claim": {
+            "claim_id": "TK-2026-04418",
+            "status": "settled",
+            "invoice_total": {"value": "912.00", "currency": "EUR"},
+            "settlement": {
+                "amount": {"value": "684.00", "currency": "EUR"},
+                "payee": payee,
+                "paid_on": "2026-11-28",
+            },
+        }
+    }
+    return _calls(("claims.get_claim", "ok", claim, {"claim_id": "TK-2026-04418"}))
+
+
+def test_money_said_to_have_reached_the_user_is_read_against_the_payee() -> None:
+    # hand62-18: the settlement went to the vet, not to the customer's account
+    to_you = "The remaining €684.00 was paid into your bank account on 28 November."
+    to_vet = "The remaining €684.00 was paid directly to the clinic on 28 November."
+
+    def facts(text: str, payee: str) -> list[bool | None]:
+        return [c.passed for c in _grounded(text, _settlement(payee)) if c.name == "tool_fact"]
+
+    assert facts(to_you, "provider") == [False]
+    assert facts(to_vet, "provider") == [True]
+    assert facts(to_you, "policyholder") == [True]
+    assert facts(to_vet, "policyholder") == [False]
