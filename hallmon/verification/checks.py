@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import date
 from functools import lru_cache
 from itertools import islice
 
@@ -40,6 +41,7 @@ from hallmon.verification.numbers import (
     per_unit,
     rate_times_count,
     run_total,
+    said_multiple,
     shown_arithmetic,
     tool_remainders,
     weekday_mismatch,
@@ -87,18 +89,28 @@ MAX_CLAIM_FIGURES = 64
 """The figures of one claim the number check compares; more are reported as not checked."""
 
 
+# A count from the answer's own day: "33 days ago", "in 12 days' time", "as of today".
+_FROM_TODAY = re.compile(
+    r"\b(?:ago|from\s+(?:now|today)|(?:in|within)\s+\w+\s+days?['’]?\s+time|today|"
+    r"so\s+far\s+this\s+(?:month|year)|as\s+of\s+now)\b",
+    re.I,
+)
+
+
 def check_numbers(
     claim_text: str,
     evidence: Sequence[Evidence],
     sources: Sequence[Source],
     answer_text: str = "",
+    today: date | None = None,
 ) -> CheckResult:
     """Every number, amount, percentage, duration, time and date of the claim must appear,
     equal after normalisation, in the evidence passages; the whole sources are the fallback
     (retrieval may have missed the passage), and the detail says so. A figure may also be the
     answer's own arithmetic on grounded figures, or on amounts the answer states elsewhere
     ("the total comes to £4,395 … the remaining £3,895" after a £500 deposit): a wrong amount
-    there is caught in the claim that states it."""
+    there is caught in the claim that states it. `today` (the answer's day) is a known date
+    for a claim that counts from it ("issued on 29 October, 33 days ago")."""
     wanted = extract_quantities(claim_text, True)
     if not wanted:
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
@@ -156,6 +168,8 @@ def check_numbers(
         # Every figure of every source, and the claim's figures they hold: read only when a
         # figure is missing from the evidence passages.
         everywhere = [q2 for s in sources for q2 in distinct_quantities(s.text)]
+        if today is not None and _FROM_TODAY.search(claim_text):
+            everywhere += extract_quantities(today.isoformat())
         backed = [w for w in wanted if find_in(w, in_sources) is not None]
         # the answer's amounts elsewhere that its sources back (never this claim's own)
         source_texts = tuple(s.text for s in sources)
@@ -197,6 +211,7 @@ def check_numbers(
                     or listed_total(q, source_texts)
                     or counted_kind(q, claim_text, source_texts)
                     or per_unit(q, claim_text, own)
+                    or said_multiple(q, claim_text, known)
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)
@@ -2192,6 +2207,7 @@ def run_checks(
     record_facts: Sequence[RecordFact] = (),
     text_action: bool = True,
     hours: Sequence[OpeningHours] = (),
+    today: date | None = None,
 ) -> list[CheckResult]:
     """The checks that apply to the claim, by its type and by its text.
 
@@ -2210,7 +2226,7 @@ def run_checks(
     # "[1]" names a source, not a quantity the evidence must state.
     figures = without_citation_markers(text)
     if extract_quantities(figures, True):
-        results.append(check_numbers(figures, evidence, sources, answer_text))
+        results.append(check_numbers(figures, evidence, sources, answer_text, today))
     if claim.type == "quote" or quotations(text):
         results.append(check_quotes(text, sources, expect=claim.type == "quote"))
     citation = check_citations(text, sources, answer_text=answer_text, claim=claim)

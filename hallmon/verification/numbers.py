@@ -1618,10 +1618,14 @@ def _share_of(q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity]) -
     one, to the claim's precision ("a shortfall of 14 units or 5.8%" of 240), or None. Which
     figure is the base is not read: "15% above the limit" (32.4 of the measured 212.4, not of
     the 180 limit) is backed too. An operand must be the claim's own: any two of a context's
-    figures would back almost any percentage."""
-    if not q.values or q.approximate:
+    figures would back almost any percentage. A percentage may also be the gap between two
+    of the claim's own figures as a share of the larger ("13.1 cSt against 14.2 cSt new, about
+    7.7% low"); an approximate one ("about 81% of the quota") is read to within a point."""
+    if not q.values:
         return None
-    tolerance = max(q.tolerance, 0.5 if all(v == int(v) for v in q.values) else 0.05)
+    exact = 0.5 if all(v == int(v) for v in q.values) else 0.05
+    # (a hedge's own tolerance, a tenth of the figure, would back almost any share)
+    tolerance = max(exact, 1.0) if q.approximate else max(q.tolerance, exact)
     parts = [b for b in own if b.kind in ("money", "number") and b.values][:MAX_DERIVED]
     wholes = [b for b in [*own, *known] if b.kind in ("money", "number") and b.values]
     for a in parts:
@@ -1632,6 +1636,18 @@ def _share_of(q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity]) -
                 for y in b.values:
                     if 0 < x < y and any(abs(100 * x / y - v) <= tolerance for v in q.values):
                         return f"{q.describe()} is {a.describe()} of {b.describe()}"
+                    if (
+                        b in own
+                        and x > 0
+                        and y > 0
+                        and x != y
+                        and any(
+                            abs(100 * abs(y - x) / max(x, y) - v) <= tolerance for v in q.values
+                        )
+                    ):
+                        return (
+                            f"{q.describe()} is the gap between {a.describe()} and {b.describe()}"
+                        )
     return None
 
 
@@ -2182,6 +2198,39 @@ def _rates_and_counts(text: str) -> tuple[tuple[Quantity, ...], tuple[Quantity, 
         elif found.kind == "number" and found.values and not found.unit:
             counts.append(found)
     return tuple(rates), tuple(counts)
+
+
+# A multiple said in words: "at half the normal interval", "twice the standard fee"
+_WORD_FACTORS = (
+    (re.compile(r"\b(?:half|halved|halve|50\s*%\s+of)\b", re.I), 0.5),
+    (re.compile(r"\b(?:a|one)[\s-]third\b", re.I), 1 / 3),
+    (re.compile(r"\b(?:a|one)\s+quarter\b", re.I), 0.25),
+    (re.compile(r"\b(?:twice|double[ds]?|doubling)\b", re.I), 2.0),
+    (re.compile(r"\b(?:three\s+times|triple[ds]?|tripling)\b", re.I), 3.0),
+)
+
+
+def said_multiple(q: Quantity, text: str, known: Sequence[Quantity]) -> str | None:
+    """How a figure is the multiple of a known one that the claim says in words ("resample at
+    half the normal interval, after 250 hours instead of 500"), or None. Only figures of the
+    same kind and unit (or none), and only the factors the claim's words name."""
+    if q.kind not in ("money", "number") or not q.values:
+        return None
+    factors = [f for pattern, f in _WORD_FACTORS if pattern.search(text)]
+    if not factors:
+        return None
+    tolerance = max(0.005, min(q.tolerance, 0.05))
+    for b in islice(
+        (b for b in known if b is not q and b.kind == q.kind and b.values), MAX_DERIVED * 4
+    ):
+        if q.unit and b.unit and _unit_key(q.unit) != _unit_key(b.unit):
+            continue
+        if q.currency and b.currency and q.currency != b.currency:
+            continue
+        for f in factors:
+            if any(abs(f * y - v) <= tolerance for y in b.values for v in q.values if y):
+                return f"{q.describe()} is {f:g} × {b.describe()}"
+    return None
 
 
 def per_unit(q: Quantity, text: str, figures: Sequence[Quantity]) -> str | None:

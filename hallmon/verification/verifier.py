@@ -265,10 +265,8 @@ class Verifier:
                 facts = record_facts(response)
                 hours = record_hours(response)
                 ended = response.stream_ended_at or (None if undated else datetime.now(UTC))
-                calls = tool_calls(
-                    response.context.tool_results,
-                    answered_on=ended.astimezone(UTC).date() if ended is not None else None,
-                )
+                today = ended.astimezone(UTC).date() if ended is not None else None
+                calls = tool_calls(response.context.tool_results, answered_on=today)
                 for n, i in enumerate(prepared.judged):
                     claim = prepared.claims[i]
                     checks = run_checks(
@@ -279,6 +277,7 @@ class Verifier:
                         facts,
                         text_action=False,
                         hours=hours,
+                        today=today,
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
                     polarity = (

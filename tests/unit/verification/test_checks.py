@@ -1628,3 +1628,23 @@ def test_asking_for_what_an_earlier_turn_says_was_given_fails() -> None:
                                      "sent you photos of the new boiler."}])  # fmt: skip
     assert check_already_given(said, sent_them) is None
     assert check_already_given("The surveyor will send photos.", given) is None
+
+
+def test_days_ago_are_counted_from_the_answers_day() -> None:
+    # hand41-03: "issued on 29 October, 33 days ago", answered on 1 December
+    from datetime import date
+
+    tool = Source(
+        source_id="tool:porting.get_request:c1",
+        kind="tool_result",
+        text="Output:\nPac: KLM482910.\nPac issued: 2026-10-29.\nStatus: rejected.",
+    )
+    claim = "it was rejected because PAC KLM482910 was issued on 29 October, 33 days ago"
+    on_the_day = check_numbers(claim, [], [tool], today=date(2026, 12, 1))
+    assert on_the_day.passed is True, on_the_day.detail
+    assert check_numbers(claim, [], [tool], today=date(2026, 12, 3)).passed is False
+    # no day known: nothing to count from
+    assert check_numbers(claim, [], [tool]).passed is False
+    # the answer's day backs only a count said relative to it ("ago", "from today")
+    plain = "PAC KLM482910 was issued on 29 October and is valid for 33 days"
+    assert check_numbers(plain, [], [tool], today=date(2026, 12, 1)).passed is False

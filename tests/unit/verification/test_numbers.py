@@ -410,6 +410,24 @@ def test_percentage_points_are_worked_out_from_stated_percentages() -> None:
     assert derived_from(share, count, own=[]) is None  # no operand of the claim's own
 
 
+def test_a_gap_as_a_share_and_an_approximate_share() -> None:
+    # hand35-16: "13.1 cSt against 14.2 cSt new, about 7.7% low" is the gap over the new value
+    claim = [*extract_quantities("13.1 cSt against 14.2 cSt new, about 7.7% low", True)]
+    (gap,) = [q for q in claim if q.kind == "percent"]
+    own = [q for q in claim if q is not gap]
+    assert derived_from(gap, claim, own=own) is not None
+    (wrong,) = [q for q in extract_quantities("about 12.7% low", True) if q.kind == "percent"]
+    assert derived_from(wrong, claim, own=own) is None
+    # hand41-01: "down to 40.7 GB, about 81% of the quota" of 50 GB, within a point
+    quota = [*extract_quantities("a 50 GB primary quota", False)]
+    said = [*extract_quantities("down to 40.7 GB, about 81% of the quota", True)]
+    (share,) = [q for q in said if q.kind == "percent"]
+    own = [q for q in said if q is not share]
+    assert derived_from(share, [*quota, *said], own=own) is not None
+    (far,) = [q for q in extract_quantities("about 85% of it", True) if q.kind == "percent"]
+    assert derived_from(far, [*quota, *said], own=own) is None
+
+
 def test_a_stated_amount_times_a_count_the_claim_states() -> None:
     fees = [*extract_quantities("Each winch launch costs £12.00.", False)]
     (total,) = extract_quantities("two winch launches come to £24.00", True)
@@ -591,3 +609,19 @@ def test_a_vulgar_fraction_glued_to_a_number_is_part_of_it() -> None:
     assert hours.values == frozenset({11.5}) and hours.text == "11½" and hours.unit == "hours"
     (days,) = extract_quantities("2¼ days", True)
     assert days.values == frozenset({2.25})
+
+
+def test_a_multiple_said_in_words() -> None:
+    from hallmon.verification.numbers import said_multiple
+
+    # hand35-16: "resample at half the normal interval, after 250 hours instead of 500"
+    text = "resample at half the normal interval, after {} hours instead of 500"
+    known = [*extract_quantities("Normal interval h: 500.", False)]
+    (ok,) = [q for q in extract_quantities(text.format(250), True) if 250 in q.values]
+    assert said_multiple(ok, text.format(250), known) is not None
+    (wrong,) = [q for q in extract_quantities(text.format(200), True) if 200 in q.values]
+    assert said_multiple(wrong, text.format(200), known) is None
+    # no factor in the words, no multiple
+    plain = "resample after 250 hours"
+    (bare,) = extract_quantities(plain, True)
+    assert said_multiple(bare, plain, known) is None
