@@ -1180,7 +1180,7 @@ _SUBJECTS = (
     r"application|account|network|cluster|queue|payments?|deployment|status|platform|portal|"
     r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection|"
     r"sensor|device|hub|camera|router|modem|charger|connector|meter|lift|elevator|printer|"
-    r"unit|temperatures?|coil|compressor|feed|pump"
+    r"unit|temperatures?|coil|compressor|feed|pump|interfaces?"
 )
 _CLAIM_STATES = (
     "up", "down", "healthy", "unhealthy", "degraded", "operational", "online", "offline",
@@ -1193,7 +1193,7 @@ _CLAIM_STATES = (
 )  # fmt: skip
 _STATE_VERB = (
     r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|has been|have been)|['’]s)\s+"
-    r"(?:(?:currently|now|still|also|fully|back|(?:showing|shown|listed|reporting|reported)"
+    r"(?:(?:currently|now|still|also|fully|back|both|all|(?:showing|shown|listed|reporting|reported)"
     r"(?:\s+as)?)\s+)*(?:not\s+)?"
 )
 # States only a live reading can tell, said of whatever the claim names ("the lock is online",

@@ -254,11 +254,15 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "stop": ("stop", "shutdown", "halt", "poweroff", "switchoff"),
     # "I've ordered a free replacement": `order_replacement`, `orders.create`
     "order": ("order",),
+    # "I've redirected it to your neighbour": `parcel.redirect`
+    "redirect": ("redirect", "rerout", "re-rout", "divert"),
+    # "I've released the documentation hold": `customs.release_hold`
+    "release": ("releas",),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
-    r"rebooted|redeployed|reverted|ordered|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
+    r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
     # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
     r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
     r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
@@ -2390,6 +2394,59 @@ def _payee_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | Non
     return None
 
 
+# A place the claim puts its thing at ("discharged … at Rotterdam", "held in Felixstowe").
+_AT_PLACE = re.compile(
+    r"\b(?:at|in|into|from|to|via)\s+(?:the\s+)?"
+    r"(?P<place>(?-i:[A-Z][a-zà-ÿ'’-]{2,})(?:\s+(?-i:[A-Z][a-zà-ÿ'’-]{2,})){0,2})",
+    re.I,
+)
+_PLACE_KEY = re.compile(
+    r"(?:^|_)(?:location|port|city|town|depot|terminal|hub|station|site|branch|warehouse|"
+    r"facility|origin|destination|pod|pol|place)(?:_name)?$",
+    re.I,
+)
+# Regions and calendar words are no misread place ("arrived in Europe", "in December").
+_NOT_PLACES = frozenset({
+    "europe", "asia", "africa", "america", "north america", "south america", "oceania",
+    "the uk", "uk", "eu", "january", "february", "march", "april", "may", "june", "july",
+    "august", "september", "october", "november", "december", "monday", "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday", "utc", "gmt", "cet",
+})  # fmt: skip
+
+
+def _place_said(claim_text: str, calls: Sequence[ToolCall], known: str) -> CheckResult | None:
+    """A place the claim puts its thing at that no source names, where the call it is about
+    holds a place the claim does not say ("discharged … at Rotterdam" against a discharge
+    event at "Antwerp, BE"): a misread location. `known` is every source's text, lower-cased.
+    None when the claim names no such place or the call holds none."""
+    places = [
+        m.group("place")
+        for m in _AT_PLACE.finditer(claim_text)
+        if m.group("place").lower() not in _NOT_PLACES and m.group("place").lower() not in known
+    ]
+    if not places:
+        return None
+    about = [c for c in _about(claim_text, calls) if c.status == "ok"]
+    low = claim_text.lower()
+    for call in about:
+        held = [
+            (k, v)
+            for k, v in call.fields
+            if k.startswith("output.")
+            and _PLACE_KEY.search(k.rsplit(".", 1)[-1])
+            and v[:1].isupper()
+        ]
+        if held and not any(v.split(",")[0].strip().lower() in low for _, v in held):
+            said = ", ".join(f"{k.split('.', 1)[1]}={v}" for k, v in held[:3])
+            return CheckResult(
+                name="tool_fact",
+                passed=False,
+                detail=f"{', '.join(places)} is not where {call.tool} says: {said} "
+                f"({call.source_id}): mismatch",
+            )
+    return None
+
+
 # --- values of list elements ------------------------------------------------------------------
 
 _NAME_VALUE = re.compile(r"(?=[\w.-]*[a-z])(?=[\w.-]*[\d-])[\w.-]{4,40}", re.I)
@@ -2683,6 +2740,16 @@ def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckRe
     return None
 
 
+@lru_cache(maxsize=8)
+def _known_text_of(texts: tuple[str, ...]) -> str:
+    return " ".join(texts).lower()
+
+
+def _known_text(sources: Sequence[Source]) -> str:
+    """Every source's text, lower-cased (read once per answer, not once per claim)."""
+    return _known_text_of(tuple(s.text for s in sources))
+
+
 def ground_in_tools(
     claim: Claim, checks: list[CheckResult], calls: Sequence[ToolCall], sources: Sequence[Source]
 ) -> list[CheckResult]:
@@ -2709,6 +2776,10 @@ def ground_in_tools(
     swapped = check_list_values(text, calls) or check_element_status(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list
+    if fact is None or fact.passed is not False:
+        place = _place_said(text, calls, _known_text(sources))
+        if place is not None:
+            fact = place  # the right event, said of another place
     payee = _payee_said(text, calls)
     if payee is not None and (payee.passed is False or fact is None):
         fact = payee  # right amount and date, paid to someone else

@@ -304,6 +304,23 @@ def test_system_state_with_and_without_telemetry() -> None:
     assert typed["system_state"].passed is False
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # hand63-19 (held out): two subjects, one state
+        "Our filing system and the customs interface are both running normally.",
+        "Our systems are all running normally, so this isn't a technical fault.",
+    ],
+)
+def test_a_state_said_of_several_things_at_once_is_a_state_claim(text: str) -> None:
+    from hallmon.verification.checks import is_system_state_claim
+
+    assert is_system_state_claim(text)
+    entry = {"tool": "entries.get_status", "call_id": "c1", "output": {"status": "under_review"}}
+    result = check_system_state(text, sources_for(tool_results=[entry]))
+    assert result.passed is False
+
+
 def test_a_status_tool_reports_on_the_service_without_naming_it() -> None:
     status = {
         "tool": "status.get",

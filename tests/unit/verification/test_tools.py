@@ -1833,3 +1833,58 @@ def test_money_said_to_have_reached_the_user_is_read_against_the_payee() -> None
     assert facts(to_vet, "provider") == [True]
     assert facts(to_you, "policyholder") == [True]
     assert facts(to_vet, "policyholder") == [False]
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "args"),
+    [
+        # hand63-16: the redirect returned an error
+        (
+            "I've redirected it to your neighbour at number 14.",
+            "parcel.redirect",
+            {"tracking_number": "JD0002219934471", "option": "neighbour"},
+        ),
+        # hand63-17: the hold released was another HAWB's
+        (
+            "I've now released the documentation hold on HAWB 7781-2290.",
+            "customs.release_hold",
+            {"hawb": "7781-2209", "hold_type": "documentation"},
+        ),
+    ],
+)
+def test_redirecting_and_releasing_are_actions_their_calls_must_back(
+    said: str, tool: str, args: dict[str, Any]
+) -> None:
+    failed = _calls((tool, "error", {"error": "NOT_ALLOWED"}, args))
+    assert [c.passed for c in _grounded(said, failed) if c.name == "action"] == [False]
+    if "7781" in said:
+        other = _calls((tool, "ok", {"hawb": "7781-2209", "hold_status": "released"}, args))
+        assert [c.passed for c in _grounded(said, other) if c.name == "action"] == [False]
+        right = {**args, "hawb": "7781-2290"}
+        done = _calls((tool, "ok", {"hawb": "7781-2290", "hold_status": "released"}, right))
+        assert [c.passed for c in _grounded(said, done) if c.name == "action"] == [True]
+
+
+def test_a_place_no_source_names_against_the_place_the_call_holds() -> None:
+    # hand63-18: discharged at Antwerp, said at Rotterdam
+    track = {
+        "container": "HLBU 203981-7",
+        "vessel": "Berlin Express",
+        "status": "discharged",
+        "last_event": {"code": "discharged", "location": "Antwerp, BE", "at": "2026-12-01T14:20"},
+    }
+    calls = _calls(("freight.track_container", "ok", track, {"container": "HLBU 203981-7"}))
+    sources = [
+        Source(source_id="tool:freight.track_container:c0", kind="tool_result", text=str(track))
+    ]
+
+    def facts(text: str) -> list[bool | None]:
+        claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+        return [
+            c.passed for c in ground_in_tools(claim, [], calls, sources) if c.name == "tool_fact"
+        ]
+
+    assert facts("It was discharged from the Berlin Express at Rotterdam on 1 December.") == [False]
+    assert False not in facts("It was discharged from the Berlin Express at Antwerp on 1 December.")
+    # a region is no misread place
+    assert False not in facts("It arrived in Europe on 1 December.")
