@@ -1596,7 +1596,8 @@ _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
     r"(?:previous|prior|above|earlier|other)\s+(?:instructions?|rules|prompts?)\b"
     # (a role marker says something: "Systems 3: System: Support tickets." is a field)
-    r"|(?:^|[.!?\n:,]\s*)(?:system|assistant|new\s+instructions?)\s*:(?=\s*(?:\S+\s+){3})"
+    r"|(?:^|[.!?\n:,]\s*)(?:system|assistant|new\s+instructions?|(?:agent|assistant|ai|bot|model|"
+    r"llm)\s+(?:instructions?|directive|override))\s*:(?=\s*(?:\S+\s+){3})"
     r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b"
     # addressed to the model: "[Note to the assistant: ...]", "Instructions for the AI:"
     r"|\b(?:note|notes|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
@@ -2015,7 +2016,7 @@ def check_condition(
     said = _FREE_SAID.search(claim_text)
     if not said:
         if _CLAIM_CONDITIONED.search(claim_text):
-            return None
+            return _condition_narrowed(claim_text, sources, answer_words)
         return _provision_dropped(claim_text, sources, answer_words)
     # the clause that says it ("… pay no call-out fee, so a visit tomorrow costs nothing")
     words = content_tokens(_clause_around(claim_text, said.start(), said.end()))
@@ -2046,6 +2047,46 @@ def check_condition(
         passed=False,
         detail=f"{best[1]} grants it on a condition the claim leaves out: “{_snip(best[2])}”",
     )
+
+
+# "If <condition>, <rule>": the condition's clause, to its comma
+# (a time's colon and a decimal point are no break: "before the 17:00 cut-off")
+_IF_CLAUSE = re.compile(
+    r"\b(?:if|when|where)\s+(?P<cond>(?:[^,;:.!?]|(?<=\d)[:.](?=\d)){3,200})", re.I
+)
+
+
+def _condition_narrowed(
+    claim_text: str, sources: Sequence[Source], answer_words: frozenset[str]
+) -> CheckResult | None:
+    """ "If your parcel arrives late, we'll refund the full delivery charge" where the
+    policy says "if a parcel handed in before the 17:00 cut-off arrives late, we will refund
+    the full delivery charge": the claim keeps a condition but not what narrows it (two or
+    more of the source condition's words that the answer never says). The source sentence
+    must hold most of the claim's words and its condition all of the claim's condition."""
+    m = _IF_CLAUSE.search(claim_text)
+    if m is None:
+        return None
+    said_cond = content_tokens(m.group("cond"))
+    words = content_tokens(claim_text)
+    if len(said_cond) < 2 or len(words) < 4:
+        return None
+    for overlap, sid, sentence, _ in _context_overlaps(words, sources):
+        if overlap < 0.7:
+            continue
+        for c in _IF_CLAUSE.finditer(sentence):
+            cond = content_tokens(c.group("cond"))
+            if not said_cond <= cond:
+                continue
+            dropped = cond - said_cond - answer_words
+            if len(dropped) >= 2:
+                return CheckResult(
+                    name="scope",
+                    passed=False,
+                    detail=f"{sid} sets a narrower condition than the claim keeps: "
+                    f"“{_snip(sentence)}”",
+                )
+    return None
 
 
 # A proviso that the rule before it holds only under: "…, provided that fewer than 1,000 API
