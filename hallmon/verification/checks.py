@@ -412,7 +412,8 @@ _AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 # Undoing something "up to N before" it happens sets a deadline, not a window.
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
-    r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*)\b(?:(?![.;!?]).){0,60}"
+    r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*|transferr?\w*|upgrad\w*|exchang\w*|"
+    r"refund\w*|resell\w*|resold)\b(?:(?![.;!?]).){0,60}"
     r"\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|prior|in\s+advance)\b",
     re.I,
 )
@@ -2118,7 +2119,9 @@ def _provision_dropped(
                 continue
             rule = content_tokens(sentence[: proviso.start()])
             condition = content_tokens(sentence[proviso.end() :]) - rule
-            if len(rule) < 3 or len(condition) < 2:
+            # (one word of its own is a condition too: "provided all tickets in the order are
+            # for the same performance" adds only "performance" to the rule's words)
+            if len(rule) < 3 or not condition:
                 continue
             kept = len(rule & words) / len(rule)
             if (

@@ -177,7 +177,10 @@ _POLITE_CORE = (
     r"|any\s?time|(?:some\s+)?(?:good|great)\s+news|good\s+timing(?:\s+to\s+ask)?"
     # reassurance about the user's worry, no content ("You're not imagining it.")
     r"|you(?:['’]re|\s+are)\s+not\s+imagining\s+(?:it|things)"
-    r"|it(?:['’]s|\s+is)\s+not\s+just\s+you|you(?:['’]re|\s+are)\s+(?:quite\s+|absolutely\s+)?right"
+    r"|it(?:['’]s|\s+is)\s+not\s+(?:just\s+)?you|you(?:['’]re|\s+are)\s+(?:quite\s+|absolutely\s+)?right"
+    # approval of the user's plan ("Good idea to check before moving any money.")
+    r"|(?:that['’]s\s+a\s+|that\s+is\s+a\s+)?(?:good|great|sensible|wise|smart)\s+(?:idea|call|"
+    rf"plan|thinking)(?:\s+to\b{_TAIL})?"
     r"|i\s+know\s+(?:that|this|it|an?\s+\w+(?:\s+like\s+(?:this|that))?)(?:['’]s|\s+is|\s+will\s+be|"
     r"\s+must\s+be|\s+isn['’]t)\s+(?:really\s+|so\s+|very\s+|not\s+)?"
     r"(?:disappointing|frustrating|annoying|not\s+ideal|a\s+pain|inconvenient|upsetting|stressful|"

@@ -200,25 +200,27 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
         # before it still says the old state, which is the claim's point, not its denial.
         return None
     seen = 0
+    # The first sentence the claim denies; it counts only when no other sentence as close
+    # says it the claim's way ("an ERC applies if you repay more … during the fixed period"
+    # and then "No ERC applies once the fixed period has ended").
+    denied: CheckResult | None = None
     for source in sources:
         if source.kind == "user_input":
             continue
         for sentence in source_sentences(source.text):
             seen += 1
             if seen > MAX_SENTENCES:
-                return None
+                return denied
             if negated and not free and _RULE.search(sentence):
                 continue  # "may extend … only by publishing a notice": a rule, no fact denied
             covered = len(words & content_tokens(sentence)) / len(words)
-            if (
-                free
-                and covered >= COVERAGE
-                and _PRICED.search(sentence)
-                and not _FREE.search(sentence)
-            ):
-                return _failed(
-                    f"the claim says free but {source.source_id} states a price", sentence
-                )
+            if free and covered >= COVERAGE:
+                if _FREE.search(sentence):
+                    return None  # a source says it is free too
+                if _PRICED.search(sentence) and denied is None:
+                    denied = _failed(
+                        f"the claim says free but {source.source_id} states a price", sentence
+                    )
             if free:
                 continue
             if covered >= COVERAGE:
@@ -234,8 +236,9 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     # "a refund to your card is not possible, as card refunds are given only
                     # within 28 days": the rule given as the reason, not denied
                     return None
-                return _failed(f"the claim negates what {source.source_id} states", sentence)
-    return None
+                if denied is None:
+                    denied = _failed(f"the claim negates what {source.source_id} states", sentence)
+    return denied
 
 
 _REASON = re.compile(r"[,;:]?\s+\b(?:as|because|since|given\s+that)\s+", re.I)

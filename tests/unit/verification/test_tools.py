@@ -1888,3 +1888,27 @@ def test_a_place_no_source_names_against_the_place_the_call_holds() -> None:
     assert False not in facts("It was discharged from the Berlin Express at Antwerp on 1 December.")
     # a region is no misread place
     assert False not in facts("It arrived in Europe on 1 December.")
+
+
+def test_a_status_said_by_a_field_named_for_it_and_an_incidents_kind() -> None:
+    # hand64-01: "issued and delivered to the mobile app" of status issued, delivery_method
+    order = {"order_id": "TKT-558102", "status": "issued", "delivery_method": "mobile_app"}
+    calls = _calls(("orders.get_order", "ok", order, {"order_id": "TKT-558102"}))
+    said = "Order TKT-558102 has been issued and delivered to the mobile app."
+    assert check_tool_facts(said, calls).passed is True  # type: ignore[union-attr]
+    by_post = "Order TKT-558102 has been issued and delivered by post."
+    assert check_tool_facts(by_post, calls).passed is False  # type: ignore[union-attr]
+    # hand64-06: "an active incident" is what kind of event, not the wallet's status
+    status = {
+        "components": [
+            {
+                "name": "mobile_ticket_wallet",
+                "status": "degraded_performance",
+                "incident_id": "INC-2291",
+            }
+        ]
+    }
+    calls = _calls(("platform.get_status", "ok", status, {}))
+    incident = "There's an active incident (INC-2291) affecting the mobile ticket wallet."
+    result = check_tool_facts(incident, calls)
+    assert result is None or result.passed is not False
