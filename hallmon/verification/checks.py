@@ -2050,6 +2050,11 @@ def check_condition(
     )
 
 
+# Words that hedge a condition and narrow nothing ("if it was maybe even 20 years ago")
+_HEDGE_WORDS = frozenset(
+    {"maybe", "even", "perhaps", "just", "actually", "really", "also", "still", "already",
+     "ever", "probably", "possibly", "simply"}
+)  # fmt: skip
 # "If <condition>, <rule>": the condition's clause, to its comma
 # (a time's colon and a decimal point are no break: "before the 17:00 cut-off")
 _IF_CLAUSE = re.compile(
@@ -2079,7 +2084,7 @@ def _condition_narrowed(
             cond = content_tokens(c.group("cond"))
             if not said_cond <= cond:
                 continue
-            dropped = cond - said_cond - answer_words
+            dropped = cond - said_cond - answer_words - _HEDGE_WORDS
             if len(dropped) >= 2:
                 return CheckResult(
                     name="scope",

@@ -34,7 +34,9 @@ _INSIDE = re.compile(r"\b(?:within|before|up to|until|less than|under|at most|no
 # stated price.
 _FREE = re.compile(
     r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:extra\s+)?(?:cost|charge|fee)|"
-    r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|complimentary)\b",
+    r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|complimentary|"
+    # "withdraw up to £200 … without a fee", "fee-free"
+    r"without\s+(?:a\s+|any\s+)?(?:\w+\s+)?(?:fee|charge|cost)s?|fee[\s-]free)\b",
     re.I,
 )
 _PRICED = re.compile(

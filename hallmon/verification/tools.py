@@ -159,11 +159,33 @@ class ToolCall:
             money = _AMOUNT_KEY.search(leaf) is not None or MINOR_UNIT_KEY.search(leaf) is not None
             if number is None or money == other or (other and cur is None):
                 continue
-            code = cur.group(1).upper() if cur else self.currency
+            code = cur.group(1).upper() if cur else self._currency_of(key)
             if MINOR_UNIT_KEY.search(leaf):
                 number /= 10 ** minor_digits(code)
             out.append((key, number, code))
         return out
+
+    def _currency_of(self, key: str) -> str | None:
+        """The currency of an amount field: its object's `currency` ("destination.amount"
+        beside "destination.currency"), a sibling named for it ("from_amount_minor" beside
+        "from_currency"), an enclosing object's, else the call's first."""
+        codes = {
+            k: v.upper()
+            for k, v in self.fields
+            if k.rsplit(".", 1)[-1].lower().endswith("currency")
+        }
+        if not codes:
+            return self.currency
+        parent, _, leaf = key.rpartition(".")
+        side = leaf.split("_", 1)[0]
+        for candidate in (f"{parent}.{side}_currency", f"{parent}.currency"):
+            if candidate in codes:
+                return codes[candidate]
+        while "." in parent:
+            parent = parent.rsplit(".", 1)[0]
+            if f"{parent}.currency" in codes:
+                return codes[f"{parent}.currency"]
+        return self.currency
 
     def dates(self) -> list[tuple[str, frozenset[str]]]:
         out = []
@@ -449,6 +471,10 @@ def _now_days(call: ToolCall, dates: Sequence[tuple[str, frozenset[str]]]) -> se
     return out
 
 
+_RATE_KEY = re.compile(r"(?:^|_)(?:rate|fx_rate|exchange_rate|fx)$", re.I)
+_PER_WORD = re.compile(r"\s*(?:per|a|to\s+(?:the|one)|for\s+(?:each|every|one)|/)\s*\w", re.I)
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -513,8 +539,16 @@ def _compare(
     # "Refund RFD-88412 for £549.00": an amount said right beside an id this call holds is
     # that thing's amount, whatever another call or the policy holds
     tied = {id(q) for q in claimed if any(call.holds(i) and _tied(bare, q, i) for i in idents)}
+    # an exchange rate said as money per unit ("188.47 yen per pound") is the call's `rate`
+    rates = {
+        round(n, 6)
+        for k, v in call.fields
+        if _RATE_KEY.search(k.rsplit(".", 1)[-1]) and (n := _as_number(v)) is not None
+    }
     for q in claimed:
-        if q in primary:
+        if q in primary or (
+            rates and _PER_WORD.match(bare, q.end) and {round(v, 6) for v in q.values} & rates
+        ):
             matched.append(q.describe())
         elif (
             id(q) in tied
@@ -865,8 +899,9 @@ _CARRIERS = (
 # fmt: on
 # "It should be delivered by Wednesday": what is expected, not the status now.
 _MODAL_BEFORE = re.compile(
-    r"(?:\b(?:will|should|would|could|may|might|must|expected\s+to|due\s+to|going\s+to|to)|['’]ll)\s+"
-    r"(?:\w+\s+)?be\s+(?:\w+\s+)?$",
+    # ("transfers can be cancelled free of charge while …": what can be done, no status)
+    r"(?:\b(?:will|should|would|could|can|cannot|may|might|must|expected\s+to|due\s+to|going\s+to|"
+    r"to)|['’]ll|can['’]t)\s+(?:\w+\s+)?be\s+(?:\w+\s+)?$",
     re.I,
 )
 # "It's only confirmed once we've received payment", "whether or not the funds are returned",

@@ -47,6 +47,25 @@ def test_a_later_sentence_that_says_it_negatively_too_backs_the_claim() -> None:
     assert denied is not None and denied.passed is False
 
 
+def test_free_agrees_with_without_a_fee() -> None:
+    # hand66-07 (held out)
+    fees = Source(
+        source_id="standard-plan-fees",
+        kind="document",
+        text="Standard plan customers can withdraw up to £200 per rolling 30 days from ATMs "
+        "abroad without a fee. Above that, a 2% fee applies.",
+    )
+    said = "ATM withdrawals abroad are free up to £200 in any rolling 30-day period."
+    assert check_negation(said, [fees]) is None
+    priced = Source(
+        source_id="p",
+        kind="document",
+        text="ATM withdrawals abroad cost 2% of the amount, up to £200 in any rolling 30 days.",
+    )
+    denied = check_negation(said, [priced])
+    assert denied is not None and denied.passed is False
+
+
 def test_the_users_words_are_not_a_source() -> None:
     user = Source(source_id="user_input", kind="user_input", text="My shoes carry a warranty.")
     assert check_negation("Your shoes do not carry a warranty.", [user]) is None

@@ -1912,3 +1912,44 @@ def test_a_status_said_by_a_field_named_for_it_and_an_incidents_kind() -> None:
     incident = "There's an active incident (INC-2291) affecting the mobile ticket wallet."
     result = check_tool_facts(incident, calls)
     assert result is None or result.passed is not False
+
+
+def test_each_amount_takes_its_own_objects_currency() -> None:
+    # hand66-01 / hand66-03: the destination's EUR, the conversion's JPY minor units
+    transfer = call(
+        "transfers.get_status",
+        {
+            "source": {"amount": "1250.00", "currency": "USD"},
+            "destination": {"amount": "1146.38", "currency": "EUR"},
+        },
+    )
+    assert ("output.destination.amount", 1146.38, "EUR") in transfer.amounts()
+    assert ("output.source.amount", 1250.0, "USD") in transfer.amounts()
+    convert = call(
+        "wallet.convert",
+        {
+            "conversion_id": "CV-20261202-4471",
+            "from": {"amount_minor": 50000, "currency": "GBP"},
+            "to": {"amount_minor": 94235, "currency": "JPY"},
+            "rate": 188.47,
+        },
+        from_currency="GBP",
+        to_currency="JPY",
+        from_amount_minor=50000,
+    )
+    assert ("output.to.amount_minor", 94235.0, "JPY") in convert.amounts()
+    assert ("arguments.from_amount_minor", 500.0, "GBP") in convert.amounts()
+    said = (
+        "I've converted £500.00 to ¥94,235 at 188.47 yen per pound (conversion CV-20261202-4471)."
+    )
+    assert check_tool_facts(said.replace("188.47", "198.47"), [convert]).passed is False  # type: ignore[union-attr]
+    assert check_tool_facts(said, [convert]).passed is True  # type: ignore[union-attr]
+
+
+def test_what_can_be_done_is_no_status() -> None:
+    # hand66-02: "transfers can be cancelled … while they're at that stage" of a processing one
+    status = call("transfers.get_status", {"transfer_id": "WX-7730915", "status": "processing"})
+    said = 'It still shows as "processing", and transfers can be cancelled free of charge then.'
+    assert check_tool_facts(said, [status]).passed is True  # type: ignore[union-attr]
+    wrong = "WX-7730915 has been cancelled."
+    assert check_tool_facts(wrong, [status]).passed is False  # type: ignore[union-attr]
