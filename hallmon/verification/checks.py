@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from itertools import islice
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
@@ -58,6 +59,7 @@ from hallmon.verification.text import (
     first_unconditioned,
     stem,
 )
+from hallmon.verification.units import converted_from
 
 __all__ = [
     "check_action",
@@ -159,7 +161,7 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
-        zoned = _zoned_elsewhere(q, answer_text, in_sources)
+        zoned = _zoned_elsewhere(q, answer_text, in_sources) or _local_time(q, sources)
         if zoned is not None:
             found.append(zoned)
             continue
@@ -215,7 +217,16 @@ def check_numbers(
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)
+                    or converted_from(
+                        q, claim_text, backed, source_texts, ((x, answer_text) for x in said)
+                    )
                 )
+                if (computed is None or " split " in computed) and _REST.search(
+                    claim_text, 0, q.start
+                ):
+                    # "the rest is spread over 18 payments of $323.33" after a $750 deposit:
+                    # a share of what is left, not of the whole
+                    computed = _rest_split(q, known, claim_text)
                 if computed is not None:
                     found.append(computed)
                     backed.append(q)
@@ -238,6 +249,40 @@ def check_numbers(
     return CheckResult(name="number", passed=True, detail="; ".join(found))
 
 
+_REST = re.compile(
+    r"\b(?:the\s+rest|the\s+remain(?:der|ing)|the\s+balance|what['’]s\s+left|the\s+outstanding)\b",
+    re.I,
+)
+MAX_REST_AMOUNTS = 24
+"""Amounts `_rest_split` pairs (a difference of every two, over every count)."""
+
+
+def _rest_split(q: Quantity, known: Sequence[Quantity], claim_text: str) -> str | None:
+    """How an amount is what is left of one known amount after another, split over a count
+    the claim states ("$5,820 … with the $750 down payment, the rest over 18 payments of
+    $281.67"), or None."""
+    money = [
+        (v, a.describe()) for a in known if a is not q and is_money(a) for v in sorted(a.values)
+    ][:MAX_REST_AMOUNTS]
+    counts = [n for n in counts_in(claim_text) if n >= 2]
+    counts += [
+        int(v)
+        for w in extract_quantities(claim_text, True)
+        if w.kind == "number" and not w.currency
+        for v in w.values
+        if 2 <= v <= 600 and v == int(v)
+    ]
+    tolerance = max(0.005, q.tolerance)
+    for total, a in money:
+        for paid, b in money:
+            if paid >= total:
+                continue
+            for n in dict.fromkeys(counts):
+                if any(abs((total - paid) / n - v) <= tolerance for v in q.values):
+                    return f"{q.describe()} is ({a} - {b}) split {n} ways"
+    return None
+
+
 def _same_moment(q: Quantity, backed: Sequence[Quantity]) -> str | None:
     """A zoned time that is a backed zoned time of the claim said in another zone ("at 18:15
     in London — 1:15 pm New York time"), or None."""
@@ -246,6 +291,62 @@ def _same_moment(q: Quantity, backed: Sequence[Quantity]) -> str | None:
     for b in backed:
         if b is not q and b.kind == "time" and b.utc & q.utc and not b.values & q.values:
             return f"{q.describe()} is {b.describe()} in another zone"
+    return None
+
+
+_IANA_ZONE = re.compile(
+    r"\b(?:Europe|America|Asia|Australia|Africa|Pacific|Atlantic|Indian)/[A-Z][A-Za-z_]+(?:/[A-Z][A-Za-z_]+)?\b"
+)
+_UTC_STAMP = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})\b"
+)
+
+
+@lru_cache(maxsize=256)
+def _local_minutes(text: str) -> dict[float, str]:
+    """Minutes of the local day of each zoned timestamp of a source, in the zones the source
+    names by their IANA names ("site_timezone: Europe/London" beside "…T13:52:00Z"), with how
+    each was read."""
+    zones = []
+    for name in dict.fromkeys(_IANA_ZONE.findall(text)):
+        try:
+            zones.append(ZoneInfo(name))
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        if len(zones) >= 3:
+            break
+    out: dict[float, str] = {}
+    if not zones:
+        return out
+    for m in islice(_UTC_STAMP.finditer(text), 64):
+        y, mo, d, h, mi, off = m.groups()
+        sign = 1 if off[0] == "+" else -1
+        offset = (
+            timedelta(0)
+            if off == "Z"
+            else sign * timedelta(hours=int(off[1:3]), minutes=int(off[-2:]))
+        )
+        try:
+            moment = datetime(int(y), int(mo), int(d), int(h), int(mi), tzinfo=timezone(offset))
+        except ValueError:
+            continue
+        for zone in zones:
+            local = moment.astimezone(zone)
+            out.setdefault(local.hour * 60 + local.minute, f"{m.group(0)} in {zone.key}")
+    return out
+
+
+def _local_time(q: Quantity, sources: Sequence[Source]) -> str | None:
+    """A time said without its zone that is a source's timestamp in the zone the source names
+    for the place ("finished at 14:52" against "charging_ended_at: …T13:52:00Z" of a site whose
+    `site_timezone` is Europe/London), or None."""
+    if q.kind != "time" or q.utc or not q.values:
+        return None
+    for source in sources:
+        local = _local_minutes(source.text)
+        for v in q.values:
+            if v in local:
+                return f"{q.describe()} is {local[v]}"
     return None
 
 
@@ -1181,7 +1282,8 @@ _SUBJECTS = (
     r"application|account|network|cluster|queue|payments?|deployment|status|platform|portal|"
     r"endpoint|gateway|backend|checkout|login|email|cdn|dns|node|pod|host|instance|connection|"
     r"sensor|device|hub|camera|router|modem|charger|connector|meter|lift|elevator|printer|"
-    r"unit|temperatures?|coil|compressor|feed|pump|interfaces?"
+    r"unit|temperatures?|coil|compressor|feed|pump|interfaces?|bays?|chargers|stations?|"
+    r"terminals?|kiosks?|lockers?|machines?|turbines?|inverters?|panels?"
 )
 _CLAIM_STATES = (
     "up", "down", "healthy", "unhealthy", "degraded", "operational", "online", "offline",
@@ -1190,7 +1292,8 @@ _CLAIM_STATES = (
     "working", "experiencing an outage", "experiencing issues", "stable", "normal",
     "back to normal", "within the normal range", "within normal range", "recovering",
     "pulling back down", "cooling down", "running with delays", "experiencing delays",
-    "running slowly", "running slow",
+    "running slowly", "running slow", "running as usual", "running as normal",
+    "running normally", "operating normally", "operating as usual",
 )  # fmt: skip
 _STATE_VERB = (
     r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|has been|have been)|['’]s)\s+"
@@ -1203,8 +1306,8 @@ _LIVE_STATES = (
     "online", "offline", "operational", "connected", "disconnected", "reachable", "unreachable",
     "up and running", "working normally", "working fine", "functioning normally", "degraded",
     "under maintenance", "running normally", "running smoothly", "running fine",
-    "running as normal", "working as expected", "back online", "running with delays",
-    "experiencing delays",
+    "running as normal", "running as usual", "operating normally", "operating as usual",
+    "working as expected", "back online", "running with delays", "experiencing delays",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
@@ -1619,14 +1722,19 @@ def injected_text(text: str) -> tuple[str, ...]:
     out = []
     for m in islice(_INSTRUCTION.finditer(text), 16):
         end = text.find("\n", m.end())
-        line = text[m.start() : end if end >= 0 else min(len(text), m.end() + 2000)]
+        # (with the bracket or quote that opens it: "[Note to AI assistants: …]" is one
+        # sentence of the source, and all of it is the instruction's)
+        start = m.start()
+        while start > 0 and start > m.start() - 4 and text[start - 1] in "[({<\"'“‘ ":
+            start -= 1
+        line = text[start : end if end >= 0 else min(len(text), m.end() + 2000)]
         # (a sentence that is not the instruction's continuation ends it: "… cannot be
         # disputed. If a tenant disagrees with a deduction, they can raise a free dispute")
         stop = next(
             (
                 s.start()
                 for s in _NEXT_SENTENCE.finditer(line)
-                if s.start() > m.end() - m.start() and not _CONTINUES.match(s.group("first"))
+                if s.start() > m.end() - start and not _CONTINUES.match(s.group("first"))
             ),
             len(line),
         )

@@ -205,6 +205,9 @@ _POLITE_CORE = (
     r"|(?:i\s+|we\s+)?(?:hope\s+you\s+)?(?:enjoy|have)\s+(?:a\s+|your\s+)?(?:(?:great|good|nice|"
     r"lovely|wonderful|pleasant|safe)\s+)?(?:stay|day|evening|weekend|week|trip|flight|journey|"
     r"meal|visit|holiday|vacation|time)\b"
+    # a wish of one word ("Enjoy dessert!", "Enjoy the show!"), not an offer ("Enjoy free …")
+    r"|enjoy\s+(?:your\s+|the\s+)?(?!free\b|unlimited\b|extra\b|up\b)[a-z]+(?=\s*!)"
+    r"|enjoy(?:\s+(?:it|them))?(?=\s*!)"
     r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
     rf"good\s?bye|bye|welcome\s+aboard|(?:congratulations|congrats)(?:\s+on\b{_TAIL})?)"
     # Saying what cannot be said yet states nothing ("Unfortunately I can't confirm it yet").
@@ -544,7 +547,8 @@ _COMMITMENT = re.compile(
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:definitely\s+|certainly\s+|soon\s+)?(?:receive|get|be\s+"
     r"(?:refunded|credited|compensated|contacted|reimbursed|notified|issued))\b"
     r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to|\s+am\s+going\s+to|"
-    r"\s+shall)\s+(?:definitely\s+|certainly\s+|surely\s+|always\s+|gladly\s+|happily\s+)?"
+    r"\s+shall)\s+(?:definitely\s+|certainly\s+|surely\s+|always\s+|gladly\s+|happily\s+|"
+    r"also\s+|personally\s+)?"
     r"(?:find|make|offer|give|provide|refund|replace|waive|cover|send|ship|credit|compensate|"
     r"honou?r|arrange|fix|resolve|ensure|extend|reimburse|match|upgrade|deliver|sort|accept|"
     r"allow|approve|grant|let)\b"

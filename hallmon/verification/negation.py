@@ -22,7 +22,9 @@ from hallmon.verification.sentences import source_sentences
 from hallmon.verification.text import BARE_ANSWER, content_tokens
 
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|without|cannot)\b|n['’]t\b|\bnot?\s+longer\b", re.I
+    r"\b(?:not|no|never|none|neither|nor|without|cannot|nobody|nothing|no\s+one)\b|n['’]t\b|"
+    r"\bnot?\s+longer\b",
+    re.I,
 )
 # "Not accepted after 30 days" says the same as "accepted within 30 days": a negation over the
 # outside of a limit the source states from the inside is no contradiction.
@@ -89,6 +91,8 @@ _NEGATION_TOKENS = frozenset(
         "hadn",
         "didn",
         "mustn",
+        "nobody",
+        "nothing",
     }
 )
 COVERAGE = 0.75
@@ -234,6 +238,10 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     return None
                 if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
                     return None  # the negated outside of the source's limit
+                if _INSIDE.search(claim_text) and _OUTSIDE.search(sentence):
+                    # "no idle fee within 15 minutes" against "an idle fee applies after a
+                    # 15-minute grace period": the negated inside of the source's outside
+                    return None
                 if _restates(claim_text, sentence):
                     # "a refund to your card is not possible, as card refunds are given only
                     # within 28 days": the rule given as the reason, not denied

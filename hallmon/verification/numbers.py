@@ -289,6 +289,10 @@ _PLACES = _alternation(
 )
 _ZONE_AFTER = re.compile(
     # a hyphen after the name only as an offset's sign ("UTC-5", not "ET-based")
+    # the day may come between ("00:14 on Friday 10 July UK time")
+    r"(?:\s+on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+"
+    r"[A-Za-z]{3,9}\.?|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?)(?:,?\s+\d{4})?(?=\s+\S+\s+time\b|"
+    r"\s+(?:UTC|GMT)\b))?"
     r"\s*\(?\s*(?:in\s+(?=(?:"
     + _PLACES
     + r")\b))?(?:(?P<name>"
@@ -320,33 +324,62 @@ def _zone_after(text: str, end: int) -> tuple[float, ...]:
         # "6:00 pm Eastern on 3 December" is EST: a zone with summer time takes the offset of
         # the season the text's dates are all in (northern zones: December to February
         # standard, June to August summer), both when they say nothing or disagree
-        season = _season(text)
+        rule = "" if offsets[0] > offsets[1] else "eu" if offsets[0] >= -1 else "us"
+        season = _season(text, rule)
         if season is not None:
             return (offsets[season],)
     return offsets
 
 
 _MONTH_NAME = re.compile(
-    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|"
-    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
-    r"\b\d{4}-(\d{2})-\d{2}",
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?!\d)|"
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+    r"\b\d{4}-(\d{2})-(\d{2})",
     re.I,
 )
 _WINTER, _SUMMER = frozenset({12, 1, 2}), frozenset({6, 7, 8})
 
 
+def _dst(month: int, day: int | None, rule: str) -> int | None:
+    """1 when a date is in summer time under `rule`, 0 when not, None when the month alone
+    cannot tell (the changeover weeks, or a rule this knows no dates of). Europe changes on the
+    last Sundays of March and October (days 25-31), North America on the second Sunday of
+    March (8-14) and the first of November (1-7)."""
+    if rule == "eu":
+        if 4 <= month <= 9:
+            return 1
+        if month in (11, 12, 1, 2):
+            return 0
+        if day is None or day >= 25:
+            return None
+        return 0 if month == 3 else 1
+    if rule == "us":
+        if 4 <= month <= 10:
+            return 1
+        if month in (12, 1, 2):
+            return 0
+        if day is None:
+            return None
+        if month == 3:
+            return 0 if day <= 7 else 1 if day >= 15 else None
+        return 0 if day >= 8 else None  # November
+    return 0 if month in _WINTER else 1 if month in _SUMMER else None
+
+
 @lru_cache(maxsize=1024)
-def _season(text: str) -> int | None:
-    """0 when every month the text's dates name is a winter month, 1 when every one is a
-    summer month, else None."""
-    months = set()
+def _season(text: str, rule: str = "") -> int | None:
+    """0 when every date the text names is in standard time, 1 when every one is in summer
+    time, else None. Without a `rule` (southern zones, whose two offsets are listed
+    December-February first): December to February 0, June to August 1."""
+    states = set()
     for m in islice(_MONTH_NAME.finditer(text), 64):
-        name = m.group(1) or m.group(2)
-        months.add(_MONTHS[name.lower()[:3]] if name else int(m.group(3)))
-    if months and months <= _WINTER:
-        return 0
-    if months and months <= _SUMMER:
-        return 1
+        name = m.group(1) or m.group(4)
+        month = _MONTHS[name.lower()[:3]] if name else int(m.group(5))
+        raw = m.group(2) or m.group(3) or m.group(6)
+        day = int(raw) if raw and 1 <= int(raw) <= 31 else None
+        states.add(_dst(month, day, rule))
+    if len(states) == 1:
+        return next(iter(states))
     return None
 
 
@@ -441,6 +474,11 @@ _GLUED_UNITS = frozenset(
 _BYTES_KEY = re.compile(r"\bbytes\b[^.:;\d]{0,24}:?\s*$", re.I)
 # ("unit rate p per kwh 24.86": a field in pence per unit too)
 _PENCE_KEY = re.compile(r"\b(?:pence|cents|p\s+per\s+\w+)\b[^.:;\d]{0,24}:?\s*$", re.I)
+# lengths of time glued to their number on the evidence side ("last_90d", "avg_24h")
+_GLUED_SPANS = {
+    "d": "days", "h": "hours", "w": "weeks", "hr": "hours", "hrs": "hours", "wk": "weeks",
+    "wks": "weeks", "mo": "months", "yr": "years", "yrs": "years",
+}  # fmt: skip
 _KEY_UNITS = {"s": "seconds", "sec": "seconds", "secs": "seconds", "min": "minutes",
               "mins": "minutes", "h": "hours", "hr": "hours", "hrs": "hours"}  # fmt: skip
 _REFERENCE = re.compile(
@@ -757,6 +795,9 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         unit = unit_match.group(1).lower() if unit_match else ""
         if glued and glued.lower() in _GLUED_UNITS:
             unit = _KEY_UNITS.get(glued.lower(), glued.lower())  # "5h" is 5 hours
+        elif glued and not claim and glued.lower() in _GLUED_SPANS:
+            # a field named for its window ("Sessions last 90d: 14", "uptime 24h"): a length
+            unit = _GLUED_SPANS[glued.lower()]
         in_pence = in_bytes = False
         if not claim and not currency and not m.group("pct"):
             # a tool's field named for its unit ("Minutes: 420", "Stale seconds: 1050")

@@ -280,11 +280,16 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "redirect": ("redirect", "rerout", "re-rout", "divert"),
     # "I've released the documentation hold": `customs.release_hold`
     "release": ("releas",),
+    # "I've moved rental SS-48213 into unit C-207": `transfer_unit`, `move_booking`
+    "move": ("moved", "move", "transfer", "relocat"),
+    # "I've swapped it for the Salmon Orzo": `swap_recipe`, `exchange_item`
+    "swap": ("swap", "switch", "exchang", "substitut"),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
-    r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
+    r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|"
+    r"swapped|switched|exchanged|substituted|relocated|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
     # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
     r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
     r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
@@ -473,6 +478,10 @@ def _now_days(call: ToolCall, dates: Sequence[tuple[str, frozenset[str]]]) -> se
 
 _RATE_KEY = re.compile(r"(?:^|_)(?:rate|fx_rate|exchange_rate|fx)$", re.I)
 _PER_WORD = re.compile(r"\s*(?:per|a|to\s+(?:the|one)|for\s+(?:each|every|one)|/)\s*\w", re.I)
+
+
+# Kinds of action that set a time (a booking, a move): their time is the call's new one.
+_TIME_SETTING = frozenset({"book", "move", "update", "swap", "create", "reset", "start", "stop"})
 
 
 def _compare(
@@ -673,9 +682,17 @@ def _compare(
             said = ", ".join(f"{k.split('.', 1)[-1]}" for k, _ in times[:3])
             # another call's time, or one a policy or an earlier turn states ("so your son can
             # take you after he finishes work at 1pm")
-            held = timed and (
-                any(q.values & t for o in elsewhere for _, t in o.times())
-                or any(p.kind == "time" and same_time(q, p) for p in stated)
+            held = (
+                timed
+                and (
+                    any(q.values & t for o in elsewhere for _, t in o.times())
+                    or any(p.kind == "time" and same_time(q, p) for p in stated)
+                )
+            ) or (
+                # "I've cancelled his check-up at 9:15 tomorrow": the time of the thing acted
+                # on, as a lookup of the same id holds it (not for a move, whose time is new)
+                any(q.values & t for o in same_thing for _, t in o.times())
+                and not set(_action_of(claim_text)[0]) & _TIME_SETTING
             )
             (aside if held else mismatched).append(
                 f"{q.describe()} is not the time of {call.tool}'s {said}"
@@ -756,6 +773,12 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
         verb = _kinds("transfer")  # "I moved $15,000.00 from your savings": money transferred
     if done and re.search(r"\bput\s+(?:through|in)$", done.group(0), re.I):
         verb = ["create"]  # "I've put through the repeat prescription": a request made
+    if done and verb and set(verb) <= {"create", "apply"}:
+        # "I've added a credit of £8.99", "applied a refund": a generic verb done to a favour
+        # is the favour's kind too (`issue_credit`), read from the object right after it
+        thing = _OBJECT.match(claim_text, done.end())
+        kinds = _families(thing.group(1)) if thing else []
+        verb = [*verb, *(k for k in kinds if k not in verb)]
     if verb == ["order"]:
         # "I've ordered a replacement": ordering is done by whatever call makes the thing
         # ordered (`issue_replacement`), so the object's kinds count beside it
@@ -894,7 +917,11 @@ _STATUS_WORDS = (
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
-    "postnl", "tnt", "amazon logistics", "canada post", "la poste",
+    "postnl", "tnt", "amazon logistics", "canada post", "la poste", "parcelforce", "evri",
+    "yodel", "dx", "inpost", "australia post", "startrack", "aramex", "sendle", "nz post",
+    "new zealand post", "purolator", "canpar", "ontrac", "lasership", "correos", "seur", "bpost",
+    "postnord", "chronopost", "deutsche post", "japan post", "yamato", "sagawa", "sf express",
+    "an post", "fastway",
 )
 # fmt: on
 # "It should be delivered by Wednesday": what is expected, not the status now.
@@ -981,6 +1008,18 @@ def _carrier_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
     if not said or not held:
         return None
     if said & held:
+        # (not the carrier's own verb: "being delivered by DPD")
+        rest = re.sub(
+            r"\b\w+\s+(?:by|with|via)\s+" + _CARRIER_RE.pattern, " ", claim_text, flags=re.I
+        )
+        if _STATUS_RE.search(rest):
+            # "Evri scanned your parcel in, so it has been dispatched": the carrier agrees,
+            # the state said beside it is not compared here, so the carrier decides nothing
+            return CheckResult(
+                name="tool_fact",
+                passed=None,
+                detail=f"carrier {sorted(said & held)[0]} agrees; the state said is not read",
+            )
         return CheckResult(
             name="tool_fact", passed=True, detail=f"carrier {sorted(said & held)[0]}"
         )
@@ -1927,8 +1966,18 @@ _REFUSED_BEFORE = re.compile(
     r"\b(?:could(?:n['’]t|\s+not)|can(?:not|['’]t)|unable\s+to|(?:was|were|am|are|is)(?:n['’]t|"
     r"\s+not)\s+able\s+to|won['’]t|will\s+not|didn['’]t|did\s+not|not\s+(?:been\s+)?able\s+to|"
     # "I tried to extend it, but …": an attempt, granted by nothing; "extend it yourself"
-    r"tried\s+to|attempted\s+to)"
+    r"tried\s+to|attempted\s+to|"
+    # "charging there isn't free at the moment"
+    r"(?:is|are|was|were)(?:n['’]t|\s+not)(?:\s+(?:currently|actually|really|always|yet))?)"
     r"(?:\s+\w+){0,2}\s*$",
+    re.I,
+)
+# A favour named to say it does not apply ("the discount doesn't apply if you pay by
+# instalments", "free delivery isn't available on sale items"): refused, not granted.
+_REFUSED_AFTER = re.compile(
+    r"\s*(?:[\w-]+\s+){0,2}?(?:does(?:n['’]t|\s+not)|do(?:n['’]t|\s+not)|won['’]t|will\s+not|"
+    r"can(?:not|['’]t)|(?:is|are)(?:n['’]t|\s+not))\s+(?:be\s+)?(?:apply|applied|available|"
+    r"offered|included|valid|possible|given)\b",
     re.I,
 )
 # "a note on your account saying … and suggesting a Deluxe upgrade": what a note, an email or
@@ -2090,6 +2139,7 @@ def check_exception(
         k
         for m in _EXCEPTION.finditer(claim_text)
         if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
+        and not _REFUSED_AFTER.match(claim_text, m.end())
         and not _YOURSELF.match(claim_text, m.end())
         and not _AVAILABLE_FREE.search(claim_text[max(0, m.start() - 40) : m.start()])
         and not _REPORTED_BEFORE.search(claim_text[max(0, m.start() - 80) : m.start()])
@@ -2112,10 +2162,14 @@ def check_exception(
                     detail=f"tool {call.tool} ({call.source_id}) did it ({kinds[0]}), status ok",
                 )
     if "free" in found:
-        # "I've ordered a free replacement battery (order BT-77310)": the order's charge is 0.
+        # "I've ordered a free replacement battery (order BT-77310)": the order's charge is 0;
+        # "I've swapped it … at no extra cost": the swap's `price_change` is 0.
+        acted = set(_action_of(claim_text)[0])
         for call in calls:
             if call.status != "ok" or not (
-                any(call.holds(i) for i in idents) or call in _about(claim_text, [call])
+                any(call.holds(i) for i in idents)
+                or call in _about(claim_text, [call])
+                or (acted and not _is_lookup(call.tool) and acted & set(_kinds(call.tool)))
             ):
                 continue
             zero = [k for k, v, _ in call.amounts() if v == 0 and _CHARGE_KEY.search(k)]
@@ -2386,6 +2440,49 @@ def _free_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
                 name="tool_fact",
                 passed=True,
                 detail=f"{call.source_id} reports it: {fees[0][0].split('.', 1)[1]} = 0",
+            )
+    return None
+
+
+# States a lookup reads ("has arrived", "has already processed it"), for a claim about a
+# thing whose lookup failed.
+_READ_STATE = re.compile(
+    r"\b(?:has|have|had|was|were|is|are|['’]s|['’]ve)\s+(?:now\s+|already\s+|just\s+|also\s+|"
+    r"been\s+|not\s+|n['’]t\s+|yet\s+)*(?:arrived|received|processed|cleared|settled|approved|"
+    r"paid|delivered|shipped|completed|resolved|rejected|declined|accepted|credited|landed|"
+    r"gone\s+through|come\s+through|matched|allocated|reconciled)\b",
+    re.I,
+)
+_STATUS_KEY = re.compile(r"(?:^|[._])(?:status|state|stage|outcome|result)(?:$|[._])", re.I)
+
+
+def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "Transfer HU-PAY-550913 has arrived" when the lookup of HU-PAY-550913 failed and no
+    call that succeeded holds a state of it: a state nothing read. None when the claim reports
+    the failure, states no state, or names no such thing."""
+    if _FAILURE.search(claim_text) or _ATTEMPT.match(claim_text):
+        return None
+    state = _READ_STATE.search(claim_text)
+    if state is None or _CONDITION_BEFORE.search(claim_text[: state.start()]):
+        return None
+    for ident in _identifiers(claim_text):
+        failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and c.holds(ident)]
+        if not failed:
+            continue
+        read = [
+            c
+            for c in calls
+            if c.status == "ok"
+            and c.holds(ident)
+            and any(_STATUS_KEY.search(k.split(".", 1)[-1]) for k, _ in c.fields)
+        ]
+        if not read:
+            call = failed[0]
+            return CheckResult(
+                name="tool_fact",
+                passed=False,
+                detail=f"'{state.group(0).strip()}' of {ident}, but the lookup {call.tool} "
+                f"({call.source_id}) failed ({call.status}): nothing read it",
             )
     return None
 
@@ -2833,6 +2930,10 @@ def ground_in_tools(
         fact = _result_reports(text, calls)
     if fact is None:
         fact = _attempt_reports(text, calls)
+    if fact is None or fact.passed is not False:
+        unread = _failed_lookup_state(text, calls)
+        if unread is not None:
+            fact = unread
     swapped = check_list_values(text, calls) or check_element_status(text, calls)
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list
@@ -2863,13 +2964,15 @@ def ground_in_tools(
         if action.passed is not True and not _FIRST_PERSON.search(text) and not attempted:
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.
-            fact = (
-                fact
-                or _field_reports(text, calls)
-                or _flag_reports(text, calls)
-                or _when_reports(text, calls)
-            )
-            if fact is not None:
+            if fact is None or fact.passed is None:
+                fact = (
+                    _field_reports(text, calls)
+                    or _flag_reports(text, calls)
+                    or _when_reports(text, calls)
+                    or fact
+                )
+            # (a fact that decides nothing, "the carrier agrees", leaves the action check)
+            if fact is not None and fact.passed is not None:
                 action = None
         elif (
             action.passed is not True
@@ -2899,5 +3002,9 @@ def ground_in_tools(
         # lexical one when it fails, and joins it when it passes.
         if exception.passed is False:
             out = [c for c in out if c.name != "commitment"]
+        elif exception.passed and exception.detail.startswith("tool "):
+            # a call that did it, or charged nothing for it, backs the favour structurally:
+            # no policy sentence need state it too
+            out = [c for c in out if not (c.name == "commitment" and c.passed is False)]
         out.append(exception)
     return out

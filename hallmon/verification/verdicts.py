@@ -233,7 +233,10 @@ _PROMISED_FAVOUR = re.compile(
     r"\b(?:i|we)(?:['’]ll|\s+will|\s+are\s+going\s+to|['’]re\s+going\s+to|['’]d\s+be\s+happy\s+to)"
     r"\s+(?:\w+\s+){0,2}?(?:refund|reimburse|compensate|credit|cover|pay|waive|replace|repair|"
     r"upgrade|extend|give\s+you|send\s+you\s+a\s+(?:voucher|credit|refund|replacement)|"
-    r"make\s+an\s+exception|honou?r)\w*",
+    r"make\s+an\s+exception|honou?r|"
+    # "I'll also arrange a pro-rata refund for the months you won't use"
+    r"(?:arrange|process|issue|organi[sz]e|set\s+up)\s+(?:you\s+)?(?:a\s+|an\s+|the\s+|your\s+)?"
+    r"(?:[\w-]+\s+)?(?:refund|credit|reimbursement|compensation|goodwill))\w*",
     re.I,
 )
 

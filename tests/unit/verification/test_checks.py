@@ -1722,3 +1722,50 @@ def test_a_condition_kept_without_what_narrows_it() -> None:
     # the narrowing said elsewhere in the answer keeps it
     answer = "Hand it in before the 17:00 cut-off. " + said
     assert check_condition(said, [policy], answer) is None
+
+
+def test_a_figure_converted_to_other_units_is_the_sources() -> None:
+    # hand71-23 / hand70-05: feet in metres, seconds in hours; a wrong conversion stays wrong
+    tool = Source(
+        source_id="tool:cubby.get_reservation:c1",
+        kind="tool_result",
+        text="Tool cubby.get_reservation (call c1) returned status ok.\nOutput: Width ft: 10. "
+        "Depth ft: 15. Floor area sqft: 150. Ttl seconds: 14400.",
+    )
+    ok = "That's 150 sq ft, or roughly 14 square metres (about 3 m by 4.6 m)."
+    assert check_numbers(ok, [], [tool]).passed is True
+    bad = "That's 150 sq ft, or roughly 14 square metres (about 3 m by 4.9 m)."
+    assert check_numbers(bad, [], [tool]).passed is False
+    assert check_numbers("So it may take up to 4 hours.", [], [tool]).passed is True
+    assert check_numbers("So it may take up to 6 hours.", [], [tool]).passed is False
+
+
+def test_a_time_without_zone_is_read_in_the_zone_the_source_names() -> None:
+    # hand69-01: 13:52Z at a site whose `site_timezone` is Europe/London is 14:52 there
+    tool = Source(
+        source_id="tool:ampora.get_session:c1",
+        kind="tool_result",
+        text="Tool ampora.get_session (call c1) returned status ok.\nOutput: Site timezone: "
+        "Europe/London. Charging ended at: 2026-07-14T13:52:00Z.",
+    )
+    assert check_numbers("Charging finished at 14:52.", [], [tool]).passed is True
+    assert check_numbers("Charging finished at 15:52.", [], [tool]).passed is False
+
+
+def test_the_rest_split_is_of_what_is_left() -> None:
+    # hand72-02: $5,820 less the $750 down payment over 18 payments is $281.67, not $323.33
+    tool = Source(
+        source_id="tool:ortho.get_contract:c1",
+        kind="tool_result",
+        text="Tool ortho.get_contract (call c1) returned status ok.\nOutput: Total: 5820.00. "
+        "Down payment: 750.00. Max instalments: 18.",
+    )
+    answer = "It comes to $5,820 in total. "
+    bad = "With the $750 down payment, the rest is spread over 18 monthly payments of $323.33."
+    good = bad.replace("$323.33", "$281.67")
+    assert check_numbers(bad, [], [tool], answer_text=answer + bad).passed is False
+    assert check_numbers(good, [], [tool], answer_text=answer + good).passed is True
+
+
+def test_running_as_usual_is_a_state() -> None:
+    assert is_system_state_claim("The courier network is operating as usual.")

@@ -492,3 +492,19 @@ def test_a_salutation_with_courtesy_and_a_declined_instruction_are_not_claims() 
 def test_more_bare_noes_are_folded(bare: str) -> None:
     (claim,) = extract_claims(f"{bare} The list opens at 6pm on Wednesday.").claims
     assert claim.span.start == 0 and claim.text.endswith("on Wednesday.")
+
+
+def test_a_one_word_wish_is_courtesy_and_an_offer_is_not() -> None:
+    # hand71-12: "Enjoy dessert!" was a claim not found
+    assert texts("I've added the lava cakes to your box. Enjoy dessert!") == [
+        "I've added the lava cakes to your box."
+    ]
+    assert texts("Enjoy the show!") == []
+    assert texts("Enjoy free delivery for a year!") == ["Enjoy free delivery for a year!"]
+
+
+def test_an_arranged_refund_is_a_commitment() -> None:
+    # hand70-16: "I'll also arrange a pro-rata refund" against a policy that gives none
+    assert claim_type("Given the circumstances, I'll also arrange a pro-rata refund.") == (
+        "commitment"
+    )

@@ -249,3 +249,26 @@ def test_an_email_address_must_be_one_a_source_gives() -> None:
     wrong = check_names("Her e-ticket went to hannah.lindqvist@protonmail.com.", [booking])
     assert wrong is not None and wrong.passed is False
     assert check_names("Her e-ticket went to hannah.lindqvist@proton.me.", [booking]) is None
+
+
+def test_nobody_and_nothing_are_negations() -> None:
+    # hand71-16: "if nobody answers" against the saved note "Leave in porch if no answer"
+    note = Source(
+        source_id="tool:note", kind="tool_result", text="Note: Leave in porch if no answer."
+    )
+    said = "I've added a note for the courier to leave it in the porch if nobody answers."
+    result = check_negation(said, [note])
+    assert result is None or result.passed is not False
+
+
+def test_the_negated_inside_of_a_limit_stated_from_outside_is_no_contradiction() -> None:
+    # hand69-01: "no idle fee within 15 minutes" against "a fee applies after a 15-minute grace"
+    tariff = Source(
+        source_id="tariff",
+        kind="document",
+        text="An idle fee of 10p per minute applies once charging has finished, after a "
+        "15-minute grace period.",
+    )
+    said = "If you unplug within 15 minutes of charging finishing, there's no idle fee at all."
+    result = check_negation(said, [tariff])
+    assert result is None or result.passed is not False

@@ -625,3 +625,32 @@ def test_a_multiple_said_in_words() -> None:
     plain = "resample after 250 hours"
     (bare,) = extract_quantities(plain, True)
     assert said_multiple(bare, plain, known) is None
+
+
+def test_uk_time_in_november_is_gmt() -> None:
+    # hand69-20: 07:12 UTC on 3 November is 07:12 in the UK (GMT), not 08:12
+    (november,) = [
+        q
+        for q in extract_quantities("On Tuesday 3 November it began at 07:12 UK time")
+        if q.kind == "time"
+    ]
+    assert 7 * 60 + 12 in november.utc and 6 * 60 + 12 not in november.utc
+    (july,) = [
+        q for q in extract_quantities("On 14 July it ended at 14:52 UK time") if q.kind == "time"
+    ]
+    assert 13 * 60 + 52 in july.utc and 14 * 60 + 52 not in july.utc
+
+
+def test_a_zone_after_the_day_is_the_times() -> None:
+    # hand70-03: "00:14 on Friday 10 July UK time" is 23:14 UTC
+    times = [
+        q
+        for q in extract_quantities("23:14 UTC on 9 July, which is 00:14 on Friday 10 July UK time")
+        if q.kind == "time"
+    ]
+    assert times[1].utc == frozenset({23 * 60 + 14})
+
+
+def test_a_window_glued_to_its_number_in_a_field_is_a_length() -> None:
+    (q, *_) = extract_quantities("Output: Account id: ZL-1. Sessions last 90d: 31.", False)
+    assert q.text == "90d" and q.unit == "days" and q.duration_days == 90
