@@ -1894,8 +1894,21 @@ _SIDES = {"left": ("right",), "right": ("left",), "upper": ("lower",), "lower": 
           "front": ("rear",), "rear": ("front",), "morning": ("afternoon", "evening"),
           "afternoon": ("morning", "evening"), "evening": ("morning", "afternoon")}  # fmt: skip
 _SIDE = re.compile(
-    r"\b(left|right|upper|lower|front|rear|morning|afternoon|evening)\s+([a-z]{3,})\b", re.I
+    r"\b((?:left|right|upper|lower|front|rear)(?:[\s-]+(?:left|right|upper|lower|front|rear))?|"
+    r"morning|afternoon|evening)\s+([a-z]{3,})\b",
+    re.I,
 )
+
+
+def _sides_in(text: str, limit: int = 64) -> set[tuple[str, str]]:
+    """(side, stemmed thing) pairs a text names; "upper right side" names both of its sides."""
+    return {
+        (side.lower(), stem(m.group(2).lower()))
+        for m in islice(_SIDE.finditer(text), limit)
+        for side in re.split(r"[\s-]+", m.group(1))
+    }
+
+
 # "to my Revolut account, not my salary account": what the user ruled out
 _RULED_OUT = re.compile(r"\bnot\s+(?:to\s+|in\s+|on\s+)?(?:my|our)\s+([a-z]+\s+[a-z]+)\b", re.I)
 
@@ -1903,15 +1916,12 @@ _RULED_OUT = re.compile(r"\bnot\s+(?:to\s+|in\s+|on\s+)?(?:my|our)\s+([a-z]+\s+[
 def check_user_sides(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """The other side of what the user or an earlier turn named ("your left knee" when the
     customer said "my right knee"), or None."""
-    said = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _SIDE.finditer(claim_text)}
+    said = _sides_in(claim_text)
     if not said:
         return None
-    theirs = {
-        (m.group(1).lower(), stem(m.group(2).lower()))
-        for s in sources
-        if s.kind in ("memory", "user_input")
-        for m in islice(_SIDE.finditer(s.text), 64)
-    }
+    theirs = set().union(
+        *(_sides_in(s.text) for s in sources if s.kind in ("memory", "user_input"))
+    )
     for side, noun in sorted(said):
         other = next((o for o in _SIDES[side] if (o, noun) in theirs), None)
         if other is not None and (side, noun) not in theirs:
@@ -1920,6 +1930,42 @@ def check_user_sides(claim_text: str, sources: Sequence[Source]) -> CheckResult 
                 passed=False,
                 detail=f"the user's own words say {other} {noun}, not {side} (contradicts it)",
             )
+    return None
+
+
+# A named place of a kind ("Manchester Airport", "Leeds Station"): the kind word, and the
+# capitalised words that name which one.
+_NAMED_PLACE = re.compile(
+    r"\b((?:[A-Z][\w'’.-]+\s+){1,3})(Airport|Station|Terminal|Hospital|Port|Harbour|Marina|"
+    r"Campus|Depot|Warehouse|Stadium|Arena)\b"
+)
+
+
+def check_user_places(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A named place of a kind ("landing at Birmingham Airport") that no source names, where
+    the user or an earlier turn named another of that kind ("I land at Manchester Airport"),
+    or None."""
+    known = " ".join(s.text for s in sources)
+    for m in islice(_NAMED_PLACE.finditer(claim_text), 8):
+        name = " ".join(m.group(1).split())
+        if name.split()[0] in ("The", "Our", "Your", "Its"):
+            name = " ".join(name.split()[1:])
+        if not name or re.search(rf"\b{re.escape(name)}\b", known):
+            continue
+        for s in sources:
+            if s.kind not in ("memory", "user_input"):
+                continue
+            other = next(
+                (o for o in islice(_NAMED_PLACE.finditer(s.text), 16) if o.group(2) == m.group(2)),
+                None,
+            )
+            if other is not None:
+                said = " ".join(other.group(0).split())
+                return CheckResult(
+                    name="profile",
+                    passed=False,
+                    detail=f"{s.source_id} says {said}, not {name} {m.group(2)} (contradicts it)",
+                )
     return None
 
 
@@ -2402,6 +2448,7 @@ def run_checks(
         check_tier(text, sources)
         or check_user_counts(text, sources)
         or check_user_sides(text, sources)
+        or check_user_places(text, sources)
         or check_ruled_out(text, sources)
         or check_already_given(text, sources)
         or check_user_said(text, sources),

@@ -1391,6 +1391,22 @@ def derived_from(
             # (the first half as many of the answer's others as of the claim's own: an answer
             # of hundreds of figures would make every lookup a product of two long lists)
             or (_with_own(q, known, also[: MAX_DERIVED // 2], (), steps=1) if also else None)
+            # "£69 for the first month … Insurance at £8.50 and the £12 padlock …, so your
+            # first payment would be £89.50 in total": the claim's amounts and one said before
+            or (
+                next(
+                    (
+                        how
+                        for a in also[:MAX_ALSO_PARTS]
+                        if is_money(a)
+                        and all(a is not o for o in own)
+                        and (how := _total(q, [*own, a], counts)) is not None
+                    ),
+                    None,
+                )
+                if q.kind == "money" and own and also
+                else None
+            )
         )
     if q.kind not in ("time", "date"):
         return None
@@ -1436,6 +1452,9 @@ def derived_from(
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"
     return None
 
+
+MAX_ALSO_PARTS = 8
+"""The answer's other amounts one of which a claim's total may add to its own (`derived_from`)."""
 
 MAX_WORKED = 6
 """The claim's own figures a two-step working (`_worked_out`) combines."""

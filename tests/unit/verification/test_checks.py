@@ -1769,3 +1769,55 @@ def test_the_rest_split_is_of_what_is_left() -> None:
 
 def test_running_as_usual_is_a_state() -> None:
     assert is_system_state_claim("The courier network is operating as usual.")
+
+
+def test_a_corner_names_both_of_its_sides() -> None:
+    # hand72-21: "his upper right side" when the customer said "his lower left side"
+    from hallmon.verification.checks import check_user_sides
+
+    memory = Source(
+        source_id="memory:m1",
+        kind="memory",
+        text="Customer (earlier turn): Noah broke a bracket on his lower left side yesterday.",
+    )
+    wrong = check_user_sides(
+        "Dr Castillo will replace the bracket on his upper right side.", [memory]
+    )
+    assert wrong is not None and wrong.passed is False
+    assert check_user_sides("He'll replace the bracket on his lower left side.", [memory]) is None
+
+
+def test_another_place_of_the_kind_the_user_named() -> None:
+    # hand70-14: "landing at Birmingham Airport" when the customer lands at Manchester Airport
+    from hallmon.verification.checks import check_user_places
+
+    memory = Source(
+        source_id="memory:m1",
+        kind="memory",
+        text="Customer (earlier turn): I'm flying in from Lagos and I land at Manchester Airport.",
+    )
+    wrong = check_user_places("Since you're landing at Birmingham Airport, that works.", [memory])
+    assert wrong is not None and wrong.passed is False
+    assert (
+        check_user_places("Since you're landing at Manchester Airport, that works.", [memory])
+        is None
+    )
+    assert check_user_places("The Leeds Station office opens at 9.", [memory]) is None
+
+
+def test_a_total_of_the_claims_amounts_and_one_said_before() -> None:
+    # hand71-13: £69 (the sentence before) + £8.50 + £12 = £89.50
+    quote = Source(
+        source_id="tool:boxwell.get_quote:c1",
+        kind="tool_result",
+        text="Tool boxwell.get_quote (call c1) returned status ok.\nOutput: First month: 69.00. "
+        "Insurance monthly: 8.50. Padlock: 12.00.",
+    )
+    before = "Your unit would be £69 for the first month. "
+    good = (
+        "Insurance at £8.50 a month and the £12 padlock aren't discounted, so your first "
+        "payment would be £89.50 in total."
+    )
+    bad = good.replace("£89.50", "£91.50")
+    assert check_numbers(good, [], [quote], answer_text=before + good).passed is True
+    assert check_numbers(bad, [], [quote], answer_text=before + bad).passed is False
