@@ -175,10 +175,15 @@ def check_numbers(
         backed = [w for w in wanted if find_in(w, in_sources) is not None]
         # the answer's amounts elsewhere that its sources back (never this claim's own)
         source_texts = tuple(s.text for s in sources)
+        at = answer_text.find(claim_text) if claim_text else -1
         said = [
             a
             for a in backed_figures(answer_text, source_texts)
-            if not any(a.values & w.values for w in wanted)
+            if (
+                not at <= a.start < at + len(claim_text)
+                if at >= 0
+                else not any(a.values & w.values for w in wanted)
+            )
         ]
         claim_times = [w for w in wanted if w.kind == "time"]
         # counts the claim states, then those the tools' count fields state ("Nights: 5")
@@ -217,6 +222,7 @@ def check_numbers(
                     or rate_times_count(q, source_texts, own)
                     or deadline_before(q, claim_times, source_texts)
                     or _same_moment(q, backed)
+                    or _said_elsewhere(q, said)
                     or converted_from(
                         q, claim_text, backed, source_texts, ((x, answer_text) for x in said)
                     )
@@ -281,6 +287,50 @@ def _rest_split(q: Quantity, known: Sequence[Quantity], claim_text: str) -> str 
                 if any(abs((total - paid) / n - v) <= tolerance for v in q.values):
                     return f"{q.describe()} is ({a} - {b}) split {n} ways"
     return None
+
+
+_WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_DAY = r"(mon|tue|wed|thu|fri|sat|sun)(?:day|s|\.|nesday|rsday|urday|sday)?s?"
+_DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:to|-|–|—|through|thru|until|till)\s*{_DAY}\b", re.I)
+
+
+def _day_ranges(text: str) -> set[tuple[int, int]]:
+    return {
+        (_WEEKDAY_NAMES.index(m.group(1).lower()), _WEEKDAY_NAMES.index(m.group(2).lower()))
+        for m in islice(_DAY_RANGE.finditer(text), 32)
+    }
+
+
+def check_day_range(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A range of weekdays ("controlled Monday to Friday") where a source gives a range from
+    the same first day to another ("Control days: Mon-Sat"), and none gives the claim's; None
+    when the claim states no range or no source one from its first day."""
+    said = _day_ranges(claim_text)
+    if not said:
+        return None
+    given = set().union(*(_day_ranges(s.text) for s in sources))
+    for first, last in sorted(said):
+        if (first, last) in given:
+            continue
+        other = sorted(end for start, end in given if start == first and end != last)
+        if other:
+            names = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+            return CheckResult(
+                name="number",
+                passed=False,
+                detail=f"'{names[first]} to {names[last]}' differs from the sources' "
+                f"{names[first]} to {names[other[0]]} (mismatch)",
+            )
+    return None
+
+
+def _said_elsewhere(q: Quantity, said: Sequence[Quantity]) -> str | None:
+    """An amount the answer states, grounded or worked out from grounded figures, in another
+    sentence ("so your total excess is £750 … You'll pay the £750 directly"), or None."""
+    if not is_money(q):
+        return None
+    match = find_match(q, [a for a in said if is_money(a)])
+    return None if match is None else f"{q.describe()} is the answer's {match.describe()} elsewhere"
 
 
 def _same_moment(q: Quantity, backed: Sequence[Quantity]) -> str | None:
@@ -1267,7 +1317,7 @@ def check_action(claim_text: str, sources: Sequence[Source]) -> CheckResult:
 # fmt: off
 _UP = (
     "up", "healthy", "operational", "online", "running", "active", "available", "normal", "ok",
-    "green", "working", "restored", "resolved", "live", "enabled", "fine", "stable",
+    "green", "working", "restored", "resolved", "live", "enabled", "fine", "stable", "fixed",
     "recovering", "pulling", "cooling", "connected", "reachable",
 )
 _DOWN = (
@@ -1296,7 +1346,8 @@ _CLAIM_STATES = (
     "running normally", "operating normally", "operating as usual",
 )  # fmt: skip
 _STATE_VERB = (
-    r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|has been|have been)|['’]s)\s+"
+    r"(?:\b(?:is|are|seems?|appears?|looks?|remains?|(?:has|have)\s+(?:now\s+|just\s+|already\s+)?"
+    r"been)|['’]s)\s+"
     r"(?:(?:currently|now|still|also|fully|back|both|all|(?:showing|shown|listed|reporting|reported)"
     r"(?:\s+as)?)\s+)*(?:not\s+)?"
 )
@@ -1307,6 +1358,7 @@ _LIVE_STATES = (
     "up and running", "working normally", "working fine", "functioning normally", "degraded",
     "under maintenance", "running normally", "running smoothly", "running fine",
     "running as normal", "running as usual", "operating normally", "operating as usual",
+    "fixed",
     "working as expected", "back online", "running with delays", "experiencing delays",
 )  # fmt: skip
 # Present tense only: a state claim is about now ("the service was slow" is a review).
@@ -1350,9 +1402,17 @@ _STATE_CONDITION = condition_before(
 )
 
 
+# "Service credits apply only when a trunk is unavailable": the condition inside the match
+_CONDITION_INSIDE = re.compile(r"\b(?:when|whenever|if|unless|once|until|while)\b", re.I)
+
+
 def _asserted_state(claim_text: str) -> re.Match[str] | None:
-    """The first state the claim asserts, not one it names inside a condition."""
-    return first_unconditioned(_STATE_CLAIM.finditer(claim_text), claim_text, _STATE_CONDITION)
+    """The first state the claim asserts, not one it names inside a condition (before the
+    state's subject, or between the subject and the state)."""
+    matches = (
+        m for m in _STATE_CLAIM.finditer(claim_text) if not _CONDITION_INSIDE.search(m.group(0))
+    )
+    return first_unconditioned(matches, claim_text, _STATE_CONDITION)
 
 
 def is_system_state_claim(claim_text: str) -> bool:
@@ -1485,7 +1545,12 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         # A status tool reports on "the service" without naming it: its state field is about
         # whatever the agent asked it about, so a generic subject needs no name.
         reports = subject in _GENERIC_SUBJECTS and bool(state_words) and state_words <= words
-        if mentions or reports or len(claim_words & content_tokens(t.text)) >= 2:
+        # (words in common make a tool relevant only to a named thing: a member lookup that
+        # shares "Rideau Centre" with the claim reads no state of "the app")
+        shared = len(claim_words & content_tokens(t.text)) >= 2 and (
+            subject not in _GENERIC_SUBJECTS or _STATUS_TOOL.search(_tool_name(t)) is not None
+        )
+        if mentions or reports or shared:
             relevant.append((t, _state_values(body, claim_text)))
     # (read by a lookup, not named by an action: a credit "for a faulty dock" reads no dock)
     named = subject is not None and any(
@@ -1659,8 +1724,17 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         return bool(given & words), len(obj & words)
 
     clause = max(_POLICY_CLAUSE.split(sentence), key=speaks_of)
-    if _DENIES.search(NO_CHARGE.sub(" free ", _CONDITION_CLAUSE.sub(" ", clause))) and not (
-        _DENIES.search(claim_text)
+    exception = _UNLESS.search(sentence)
+    # "It is not provided if your car is written off, unless you add Guaranteed Hire Car"
+    # against "a write-off is covered by the Guaranteed Hire Car add-on": the exception said
+    states_exception = (
+        exception is not None
+        and len(content_tokens(exception.group(1)) & content_tokens(claim_text)) >= 2
+    )
+    if (
+        _DENIES.search(NO_CHARGE.sub(" free ", _CONDITION_CLAUSE.sub(" ", clause)))
+        and not _DENIES.search(claim_text)
+        and not states_exception
     ):
         # "We can accept the return of the opened software" against "Opened software cannot
         # be returned": the closest source sentence refuses what the claim grants.
@@ -1690,6 +1764,9 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         passed=None,
         detail=f"{sid} may state it ({overlap:.0%} of its words): “{_snip(sentence)}”",
     )
+
+
+_UNLESS = re.compile(r"\b(?:unless|except\s+(?:if|when|with))\b([^.;]{3,160})", re.I)
 
 
 # --- instructions inside the context --------------------------------------------------------
@@ -2457,6 +2534,7 @@ def run_checks(
         or check_threshold_kept(text, sources, answer_text),
         check_record(text, record_facts),
         check_hours(text, hours),
+        check_day_range(text, sources),
     )
     results += [r for r in optional if r is not None]  # each None where it does not apply
     return results

@@ -188,7 +188,11 @@ _POLITE_CORE = (
     # "that's a stressful spot to be in", "this is a worrying time"
     r"|(?:it|that|this)(?:['’]s|\s+is|\s+must\s+be|\s+sounds\s+like)\s+an?\s+(?:really\s+|very\s+)?"
     r"(?:stressful|frustrating|difficult|tough|hard|worrying|rough|upsetting|awkward)\s+"
-    r"(?:spot|situation|position|time|place|thing|experience|wait)(?:\s+to\s+be\s+in)?"
+    r"(?:spot|situation|position|time|place|thing|experience|wait|end|start|way)(?:\s+to\s+be\s+in"
+    r"|\s+to\s+(?:the|your|anyone['’]s|a|any)\s+(?:day|week|morning|evening|trip|holiday))?"
+    # "so let me break it down": what the answer will do next, no content
+    r"|(?:so\s+|now\s+)?let\s+me\s+(?:break\s+(?:it|this|that)\s+down|explain(?:\s+(?:it|this|why))?|"
+    r"walk\s+you\s+through\s+(?:it|this|that)|go\s+through\s+(?:it|this|that))"
     # a hedge on what was just said ("That's a target rather than a guarantee")
     r"|(?:that|this|it)(?:['’]s|\s+is)\s+(?:only\s+|just\s+)?(?:an?\s+)?(?:target|estimate|"
     r"guide|rough\s+guide|indication|expectation|aim)(?:\s*,)?\s+(?:rather\s+than|not)\s+an?\s+"
@@ -215,6 +219,10 @@ _POLITE_CORE = (
     r"(?:am|['’]m|are|['’]re)\s+(?:not\s+)?(?:un)?able\s+to)\s+(?:confirm|say|tell|verify)"
     r"(?:\s+(?:that|it|this|for\s+(?:sure|certain)))?(?:\s+(?:yet|right\s+now|at\s+the\s+moment|"
     r"just\s+now))?"
+    # Declining to guess states nothing either ("I'd rather not give you a return date until
+    # it's confirmed")
+    r"|(?:i|we)(?:['’]d|\s+would)\s+rather\s+not\s+(?:give|guess|promise|quote|speculate|"
+    rf"commit\s+to|put)\b{_TAIL}"
     # A letter's salutation before its courtesy ("Dear Ms Ferreira, thank you for your message")
     r"|dear\s+(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s+)?[\w'’-]+(?:\s+[\w'’-]+)?"
     # Declining an instruction found in the data states no fact ("I haven't followed it,
@@ -544,6 +552,8 @@ _ACTION = re.compile(
 )
 _COMMITMENT = re.compile(
     r"\b(?:i|we)\s+(?:promise|guarantee)\b|\bguaranteed?\b"
+    # "I've made sure your no-claims discount will be kept in full": a favour said as done
+    r"|\b(?:i|we)(?:['’]ve|\s+have)\s+(?:made\s+sure|ensured)\b[^.;]{0,80}\bwill\b"
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:definitely\s+|certainly\s+|soon\s+)?(?:receive|get|be\s+"
     r"(?:refunded|credited|compensated|contacted|reimbursed|notified|issued))\b"
     r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to|\s+am\s+going\s+to|"

@@ -180,7 +180,12 @@ _SHORT_TIME = re.compile(r"\b(\d{1,2}):(\d)\b")
 _PY_STR = re.compile(r"^u?'(.*)'$", re.DOTALL)
 _INLINE_MAX = 12
 # Amounts in minor units ("amount_cents": 8900 is 89.00), as payment APIs report them.
-MINOR_UNIT_KEY = re.compile(r"(?:^|_)(?:cents|minor|minor_units|in_cents|pence)$", re.I)
+# (and by the minor unit's own name: "price_rappen" in Swiss francs, "fee_ore" in kronor)
+MINOR_UNIT_KEY = re.compile(
+    r"(?:^|_)(?:cents|minor|minor_units|in_cents|pence|rappen|centimes|ore|oere|groszy|"
+    r"halers|kopecks|paise|sen)$",
+    re.I,
+)
 # Currencies without a minor unit, and those with a thousandth: ¥14,170 is `amount_minor: 14170`
 _ZERO_DECIMAL = frozenset(
     {"JPY", "KRW", "VND", "ISK", "CLP", "UGX", "XAF", "XOF", "PYG", "RWF", "KMF", "GNF", "VUV",

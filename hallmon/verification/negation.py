@@ -38,7 +38,8 @@ _FREE = re.compile(
     r"\b(?:free(?:\s+of\s+charge)?|no\s+(?:extra\s+)?(?:cost|charge|fee)|"
     r"at\s+no\s+(?:extra\s+)?(?:cost|charge)|complimentary|"
     # "withdraw up to £200 … without a fee", "fee-free"
-    r"without\s+(?:a\s+|any\s+)?(?:\w+\s+)?(?:fee|charge|cost)s?|fee[\s-]free)\b",
+    r"without\s+(?:a\s+|any\s+)?(?:\w+\s+)?(?:fee|charge|cost)s?|fee[\s-]free|"
+    r"nothing\s+(?:extra\s+|more\s+|further\s+)?to\s+pay)\b",
     re.I,
 )
 _PRICED = re.compile(
@@ -187,7 +188,8 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # answer to the question, not a negation of what follows
     claim_text = BARE_ANSWER.sub("", claim_text, count=1)
     # "free" claims a price of zero; "not free" agrees with any price.
-    negated = bool(_NEGATION.search(claim_text))
+    # ("there's nothing to pay", "at no extra cost" say free, not a negation)
+    negated = bool(_NEGATION.search(_FREE.sub(" ", claim_text)))
     free = bool(_FREE.search(claim_text)) and not negated
     if negated and _CONTRAST.search(claim_text):
         # "Mule deer have a black tip, while white-tailed deer do not": the negation is about
@@ -210,6 +212,9 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # says it the claim's way ("an ERC applies if you repay more … during the fixed period"
     # and then "No ERC applies once the fixed period has ended").
     denied: CheckResult | None = None
+    # (read once: the claim may be long, the source's sentences many)
+    claim_outside = _OUTSIDE.search(claim_text) is not None
+    claim_inside = _INSIDE.search(claim_text) is not None
     for source in sources:
         if source.kind == "user_input":
             continue
@@ -236,9 +241,9 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
                     # "transport is provided only for patients who meet the criteria": saying
                     # someone does not meet them applies the restriction, it does not deny it
                     return None
-                if _OUTSIDE.search(claim_text) and _INSIDE.search(sentence):
+                if claim_outside and _INSIDE.search(sentence):
                     return None  # the negated outside of the source's limit
-                if _INSIDE.search(claim_text) and _OUTSIDE.search(sentence):
+                if claim_inside and _OUTSIDE.search(sentence):
                     # "no idle fee within 15 minutes" against "an idle fee applies after a
                     # 15-minute grace period": the negated inside of the source's outside
                     return None
@@ -260,13 +265,20 @@ def _restates(claim_text: str, sentence: str) -> bool:
     wanted = content_tokens(sentence)
     if not wanted:
         return False
-    for clause in _REASON.split(claim_text)[1:]:
-        if (
-            not _NEGATION.search(clause)
-            and len(content_tokens(clause) & wanted) / len(wanted) >= COVERAGE
-        ):
-            return True
-    return False
+    return any(
+        len(words & wanted) / len(wanted) >= COVERAGE for words in _reason_clauses(claim_text)
+    )
+
+
+@lru_cache(maxsize=64)
+def _reason_clauses(claim_text: str) -> tuple[frozenset[str], ...]:
+    """The content words of each affirmative reason clause of a claim (read once a claim, not
+    once per source sentence)."""
+    return tuple(
+        frozenset(content_tokens(clause))
+        for clause in _REASON.split(claim_text)[1:]
+        if not _NEGATION.search(clause)
+    )
 
 
 _ONLY_FOR = re.compile(r"\bonly\s+(?:for|to|if|when|where|once|after|with|by)\b", re.I)

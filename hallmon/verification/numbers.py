@@ -172,9 +172,11 @@ _DATE_PATTERNS = [
     re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)-(?P<mnum>0[1-9]|1[0-2])(?![\w-])"),
 ]
 _RANGE_WORD = r"\s*(?:-|–|—|to|and|until|till|through)\s*"
+# "Friday 19 and Wednesday 24 June": each day of the range may carry its weekday
+_WEEKDAY_BEFORE = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?"
 _DAY_RANGES = [
     re.compile(
-        rf"\b(?P<d1>\d{{1,2}}){_ORD}{_RANGE_WORD}(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}"
+        rf"\b(?P<d1>\d{{1,2}}){_ORD}{_RANGE_WORD}{_WEEKDAY_BEFORE}(?P<day>\d{{1,2}}){_ORD}\s+(?:of\s+)?{_MONTH}"
         r"(?:,?\s+(?P<year>\d{4}))?\b",
         re.I,
     ),
@@ -407,7 +409,7 @@ def _in_utc(minutes: frozenset[float], offsets: Sequence[float]) -> frozenset[fl
 
 _NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.I)
 _TIME_RANGE = re.compile(
-    r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till)\s*"
+    r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till|and)\s*"
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
     re.I,
 )
@@ -902,7 +904,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         )
 
     found.sort(key=lambda q: q.start)
-    return tuple(_zoned_dates(text, _compound_durations(text, found)))
+    return tuple(_zoned_dates(text, _range_units(text, _compound_durations(text, found))))
 
 
 # "7 h 35 min", "2 hours and 55 minutes", "11 days and 8 hours", "12 minutes 22 seconds": one
@@ -941,6 +943,28 @@ def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
                     )
                     continue
         out.append(q)
+    return out
+
+
+_RANGE_BETWEEN = re.compile(r"\s*(?:-|–|—|to|and|or)\s*", re.I)
+
+
+def _range_units(text: str, found: list[Quantity]) -> list[Quantity]:
+    """The first figure of a range takes the unit the second states ("7 to 10 working days",
+    "3-5 days", "between 2 and 4 weeks"): both are lengths of time."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if (
+            a.kind == b.kind == "number"
+            and len(a.values) == len(b.values) == 1
+            and b.unit in _DURATION_DAYS
+            and (a.unit is None or a.unit.lower() in ("to", "and", "or"))
+            and _RANGE_BETWEEN.fullmatch(text, a.start + len(a.text), b.start) is not None
+            and next(iter(a.values)) < next(iter(b.values))
+        ):
+            value = next(iter(a.values))
+            out[i] = replace(a, unit=b.unit, duration_days=value * _DURATION_DAYS[b.unit])
     return out
 
 

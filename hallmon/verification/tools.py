@@ -263,7 +263,7 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "extend": ("extend", "extension", "renew", "prolong"),
     "activate": ("activat", "enabl", "reinstat"),
     # Re-done actions are the same kind as the first time ("rebooked" is booking).
-    "book": ("rebook", "reschedul", "reserv", "moved"),
+    "book": ("rebook", "reschedul", "reserv", "moved", "secured"),
     "send": ("resen", "re-sen", "resubmit"),
     # ("request_repeat_prescription": a request made is a thing created)
     "create": ("reissu", "reorder", "reopen", "request"),
@@ -290,6 +290,9 @@ _MORE_VERBS = (
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
     r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|"
     r"swapped|switched|exchanged|substituted|relocated|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
+    # "I've secured his place with the £50 deposit": a booking
+    r"secured(?=\s+(?:your|his|her|their|the|a|an)\s+(?:[\w-]+\s+)?(?:place|spot|seat|space|slot|"
+    r"booking|reservation|room|table|ticket|berth|pitch)s?\b)|"
     # "I've started wm-07", "stopped the pump": a machine or job by name or by kind
     r"(?:started|stopped|launched|shut\s+down|halted|switched\s+(?:on|off)|turned\s+(?:on|off)|"
     r"powered\s+(?:on|off))\s+(?=(?:the\s+|your\s+)?(?:[a-z]+[-_]?\d[\w-]*|machine|pump|"
@@ -633,12 +636,22 @@ def _compare(
     # The date fields the claim names ("payment … scheduled for 12/18": `payment.date`): a
     # date is compared with those when there are any, field by field, not with every date
     # of the call (the parts-return deadline that happens to be 18 December).
+    # The verb of an action that sets no date ("I've cancelled booking TB-77364 … starting
+    # 3 August") names no date field: the date is the thing's, not `cancelled_on`.
+    done = _ACTION_DONE.search(bare) or _MORE_PAST.search(bare)
+    verb_words = (
+        content_tokens(done.group(0).split()[-1])
+        if done
+        and any(q.dates for q in figures)
+        and not set(_action_of(claim_text)[0]) & _TIME_SETTING
+        else frozenset()
+    )
     for q in (q for q in figures if q.dates):
         if not dates:
             continue
         # the fields the date's own clause names ("effective immediately and good through
         # 05/30/2027": the date's clause names no field; "payment is scheduled for 12/18")
-        words = content_tokens(_clause_around(bare, q.start, q.start, _CLAUSE_SPLIT))
+        words = content_tokens(_clause_around(bare, q.start, q.start, _CLAUSE_SPLIT)) - verb_words
         named = [(k, d) for k, d in dates if _key_words(k) & words]
         in_elsewhere = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
         in_stated = any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
@@ -745,7 +758,8 @@ def _other_channel(claim_text: str, call: ToolCall) -> str | None:
 # --- actions ----------------------------------------------------------------------------------
 
 
-_OBJECT = re.compile(r"\s+(?:a|an|the|your)\s+([a-z]{3,})\b", re.I)
+# (past an amount: "submitted the £96 refund")
+_OBJECT = re.compile(r"\s+(?:a|an|the|your)\s+(?:(?:[$€£]|US\$)?\d[\d,.]*\s+)?([a-z]{3,})\b", re.I)
 
 
 _MONEY_NEXT = re.compile(
@@ -773,6 +787,8 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
         verb = _kinds("transfer")  # "I moved $15,000.00 from your savings": money transferred
     if done and re.search(r"\bput\s+(?:through|in)$", done.group(0), re.I):
         verb = ["create"]  # "I've put through the repeat prescription": a request made
+    if not verb and done and re.match(r"(?:I|we)\b[^.;]*\bpaid$", done.group(0), re.I):
+        verb = ["charge"]  # "I've paid £35 towards PCN TB40219873" (not "it has been paid")
     if done and verb and set(verb) <= {"create", "apply"}:
         # "I've added a credit of £8.99", "applied a refund": a generic verb done to a favour
         # is the favour's kind too (`issue_credit`), read from the object right after it
@@ -947,7 +963,10 @@ _PASSED = re.compile(
 )
 _CONDITION_AFTER = re.compile(r"\s+(?:only\s+)?(?:once|if|unless|until|provided)\b", re.I)
 _TIMEFRAME_AFTER = re.compile(
-    r"\s+(?:within|in\s+(?:up\s+to\s+)?\d|after\s+\d|no\s+later\s+than|inside\s+of)", re.I
+    # ("is then paid out within 10 days of the decision")
+    r"\s+(?:(?:out|back|over|across)\s+)?(?:within|in\s+(?:up\s+to\s+)?\d|after\s+\d|"
+    r"no\s+later\s+than|inside\s+of)",
+    re.I,
 )
 _DENIED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:yet|been|being|be|treated|marked|shown|"
@@ -1070,7 +1089,8 @@ _ARRIVED = {"received", "paid", "cleared", "settled", "completed", "complete", "
 _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
-    "booked": {"booked", "confirmed", "scheduled", "reserved"},
+    # (an order just placed and paid is booked: "Everything's booked: order VC-7 has been paid")
+    "booked": {"booked", "confirmed", "scheduled", "reserved", "paid", "created"},
     # a visit or an appointment that is scheduled or booked is confirmed
     "confirmed": {"confirmed", "booked", "scheduled", "reserved", "accepted"},
     # a message or a webhook "delivered" is one whose delivery `succeeded`
@@ -1083,6 +1103,9 @@ _STAGES = {
                   "received", "available", "ready", "back", "done"},
     "cleared": _ARRIVED,
     "settled": _ARRIVED,
+    # a service whose work is "delayed" is degraded ("photo uploads have been delayed" of a
+    # `degraded` component)
+    "delayed": {"delayed", "degraded", "slow", "late", "partial outage"},
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
@@ -1276,7 +1299,9 @@ def _list_sizes(call: ToolCall, noun: str) -> list[int]:
 
 _EVENT_STEMS = {"closed": ("clos", "end"), "completed": ("complet", "finish", "end"),
                 "expired": ("expir", "end"), "opened": ("open", "start"),
-                "started": ("start", "open"), "refunded": ("refund",)}  # fmt: skip
+                "started": ("start", "open"), "refunded": ("refund",),
+                # "all evidence was received on 6 October": `evidence_complete_date`
+                "received": ("receiv", "complet", "arriv")}  # fmt: skip
 _EXPECTED_KEY = re.compile(r"estimat|expect|eta|due|schedul|plan|target", re.I)
 # "She's booked for a telephone appointment at 09:30 on 8 December": the call's appointment
 # (`appointment.at`) at that time is the booking, whatever the referral's own status.
@@ -1529,6 +1554,19 @@ def _result_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult |
     return None
 
 
+_FOUND_BEFORE = re.compile(
+    r"\b(?:found|discovered|noticed|saw|confirmed)\s+(?:that\s+)?(?:the\s+|your\s+|its\s+|a\s+)?"
+    r"(?:[\w-]+\s+){0,3}(?:had|has|have|was|were|is|are)\s+(?:been\s+)?$",
+    re.I,
+)
+_PERIOD_BEFORE = re.compile(
+    r"\b(?:window|period|deadline|cut-?off|offer|promotion|sale|season|term)\s+(?:has\s+|had\s+|"
+    r"was\s+|is\s+)?(?:now\s+|already\s+)?$",
+    re.I,
+)
+_PERIOD_AFTER = re.compile(r"\s+(?:window|period|hours|time\s+window)\b", re.I)
+
+
 def _coded_words(call: ToolCall) -> str:
     """The words of a call's coded output fields other than its status ("blocked … as lost":
     `block_reason: reported_lost`); never free text, which may say anything ("notes": "tell
@@ -1660,6 +1698,12 @@ def check_tool_facts(
         # incidents with their statuses is read against them)
         and not (_INCIDENT_AFTER.match(scope, m.end()) and not _incident_states(calls))
         and not _PAIRED_BEFORE.search(scope, 0, m.start())
+        # "the engineer found the drum bearings had failed": a finding, not the call's status
+        and not _FOUND_BEFORE.search(scope[max(0, m.start() - 60) : m.start()])
+        # "that window closed on 17 February", "within the booked window": a period's own
+        # state, not the status of what the call is about
+        and not _PERIOD_BEFORE.search(scope[max(0, m.start() - 30) : m.start()])
+        and not _PERIOD_AFTER.match(scope, m.end())
     }
     listed_count = _quantified(claim_text)
     said_statuses: dict[str, set[str]] = {}  # status word -> the calls that bear it out
@@ -2915,7 +2959,9 @@ def ground_in_tools(
     out = [c for c in checks if c.name != "action"]
     # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
     # arrive on December 3"), so the claim finds the call it is about.
-    text = claim.statement
+    # (without its citation markers: "[ferncroft-fees-2026]" names a source, not an id a call
+    # must hold)
+    text = without_citation_markers(claim.statement)
     stated = _stated(tuple(s.text for s in sources if s.kind in ("document", "memory")))
     fact = check_tool_facts(text, calls, stated)
     if fact is None:

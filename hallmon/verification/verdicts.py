@@ -236,7 +236,10 @@ _PROMISED_FAVOUR = re.compile(
     r"make\s+an\s+exception|honou?r|"
     # "I'll also arrange a pro-rata refund for the months you won't use"
     r"(?:arrange|process|issue|organi[sz]e|set\s+up)\s+(?:you\s+)?(?:a\s+|an\s+|the\s+|your\s+)?"
-    r"(?:[\w-]+\s+)?(?:refund|credit|reimbursement|compensation|goodwill))\w*",
+    r"(?:[\w-]+\s+)?(?:refund|credit|reimbursement|compensation|goodwill))\w*"
+    # "I've made sure your discount will be kept in full whatever the outcome"
+    r"|\b(?:i|we)(?:['’]ve|\s+have)\s+(?:made\s+sure|ensured)\b[^.;]{0,80}\bwill\s+(?:be\s+)?"
+    r"(?:kept|protected|honou?red|refunded|waived|covered|paid|credited|preserved)\b",
     re.I,
 )
 

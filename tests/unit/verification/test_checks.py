@@ -1821,3 +1821,74 @@ def test_a_total_of_the_claims_amounts_and_one_said_before() -> None:
     bad = good.replace("£89.50", "£91.50")
     assert check_numbers(good, [], [quote], answer_text=before + good).passed is True
     assert check_numbers(bad, [], [quote], answer_text=before + bad).passed is False
+
+
+def test_a_figure_the_answer_worked_out_in_another_sentence_backs_it_here() -> None:
+    # hand75-02: "so your total excess is £750 … You'll pay the £750 directly to the repairer"
+    claim_tool = Source(
+        source_id="tool:corvid.get_claim:c1",
+        kind="tool_result",
+        text="Tool corvid.get_claim (call c1) returned status ok.\nOutput: Excess: compulsory "
+        "pence 35000, voluntary pence 15000. Repair: estimate pence 284650.",
+    )
+    terms = doc("A young driver excess of £250 applies when a driver under 25 is driving.")
+    first = (
+        "As Tomasz was 22 and driving at the time, the £250 young driver excess applies on top "
+        "of your £350 compulsory and £150 voluntary excess, so your total excess is £750. The "
+        "repair estimate is £2,846.50, and the repair has been authorised. "
+    )
+    good = "You'll pay the £750 directly to the repairer, which leaves £2,096.50 for us to cover."
+    bad = good.replace("£2,096.50", "£2,196.50")
+    sources = [claim_tool, terms]
+    assert check_numbers(good, [], sources, answer_text=first + good).passed is True
+    assert check_numbers(bad, [], sources, answer_text=first + bad).passed is False
+
+
+def test_a_range_of_days_from_the_same_first_day_to_another() -> None:
+    # hand75-08: "controlled Monday to Friday" where the zone is controlled Mon-Sat
+    from hallmon.verification.checks import check_day_range
+
+    zone = Source(
+        source_id="tool:zone:c1", kind="tool_result", text="Output: Control days: Mon-Sat."
+    )
+    wrong = check_day_range("Zone E2 is controlled Monday to Friday.", [zone])
+    assert wrong is not None and wrong.passed is False
+    assert check_day_range("Zone E2 is controlled Monday to Saturday.", [zone]) is None
+    assert check_day_range("The office opens Tuesday to Friday.", [zone]) is None
+
+
+def test_the_exception_a_refusal_makes_is_no_contradiction() -> None:
+    terms = doc(
+        "A courtesy car is provided while your car is repaired. It is not provided if your car "
+        "is written off, unless you added Guaranteed Hire Car cover."
+    )
+    said = check_commitment(
+        "After a write-off we will provide a car under the Guaranteed Hire Car add-on.", [terms]
+    )
+    assert said.passed is not False
+
+
+def test_fixed_now_is_a_state() -> None:
+    # hand75-16: "The problem with the online claims tracker has now been fixed"
+    assert is_system_state_claim("The problem with the claims tracker has now been fixed.")
+
+
+def test_a_lookup_that_shares_words_reads_no_state_of_the_app() -> None:
+    member = Source(
+        source_id="tool:bikes.get_member:c1",
+        kind="tool_result",
+        text="Tool bikes.get_member (call c1) returned status ok.\nOutput: Member id: RB-5. "
+        "Status: active. Home station: Rideau Centre.",
+        tool="bikes.get_member",
+        tool_status="ok",
+    )
+    result = check_system_state("The app at Rideau Centre is working normally right now.", [member])
+    assert result.passed is not True
+
+
+def test_a_state_named_in_a_condition_after_its_subject_is_no_state_claim() -> None:
+    # hand41-20: "Service credits apply only when a trunk is unavailable for more than 4 hours"
+    assert not is_system_state_claim(
+        "Service credits apply only when a trunk is unavailable for more than 4 hours."
+    )
+    assert is_system_state_claim("The payments service is unavailable right now.")

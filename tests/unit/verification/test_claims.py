@@ -508,3 +508,23 @@ def test_an_arranged_refund_is_a_commitment() -> None:
     assert claim_type("Given the circumstances, I'll also arrange a pro-rata refund.") == (
         "commitment"
     )
+
+
+def test_declining_to_guess_states_nothing() -> None:
+    # hand75-09: "I'd rather not give you a return date until it's confirmed."
+    answer = "The lookup timed out. I'd rather not give you a return date until it's confirmed."
+    assert texts(answer) == ["The lookup timed out."]
+
+
+def test_a_favour_said_as_made_sure_of_is_a_commitment() -> None:
+    # hand75-10: "I've made sure your 6 years' no-claims discount will be kept in full"
+    assert claim_type("I've made sure your no-claims discount will be kept in full.") == (
+        "commitment"
+    )
+
+
+def test_what_the_answer_will_do_next_and_a_hard_day_are_courtesy() -> None:
+    # hand74-01, hand74-15
+    assert texts("So let me break it down. He attended 130 hours.") == ["He attended 130 hours."]
+    answer = "Sorry about the trains, that's a stressful end to anyone's day. Leah left at 18:12."
+    assert texts(answer) == ["Leah left at 18:12."]

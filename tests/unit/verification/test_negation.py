@@ -272,3 +272,15 @@ def test_the_negated_inside_of_a_limit_stated_from_outside_is_no_contradiction()
     said = "If you unplug within 15 minutes of charging finishing, there's no idle fee at all."
     result = check_negation(said, [tariff])
     assert result is None or result.passed is not False
+
+
+def test_nothing_to_pay_says_free() -> None:
+    # hand73-15: "… included in your monthly pass, so there's nothing to pay"
+    terms = Source(
+        source_id="terms",
+        kind="document",
+        text="Rides of up to 30 minutes are included in your monthly pass.",
+    )
+    said = "Rides of up to 30 minutes are included in your monthly pass, so there's nothing to pay."
+    result = check_negation(said, [terms])
+    assert result is None or result.passed is not False

@@ -654,3 +654,16 @@ def test_a_zone_after_the_day_is_the_times() -> None:
 def test_a_window_glued_to_its_number_in_a_field_is_a_length() -> None:
     (q, *_) = extract_quantities("Output: Account id: ZL-1. Sessions last 90d: 31.", False)
     assert q.text == "90d" and q.unit == "days" and q.duration_days == 90
+
+
+def test_ranges_share_their_second_figures_reading() -> None:
+    # hand76-05 / -13 / hand72-22: "between 9 and 11am", "Friday 19 and Wednesday 24 June",
+    # "7 to 10 working days"
+    hours = [q for q in extract_quantities("between 9 and 11am") if q.kind == "time"]
+    assert len(hours) == 2 and 9 * 60 in hours[0].values
+    days = [
+        q for q in extract_quantities("between Friday 19 and Wednesday 24 June") if q.kind == "date"
+    ]
+    assert [sorted(q.dates) for q in days] == [["--06-19"], ["--06-24"]]
+    first, second = extract_quantities("fitted 7 to 10 working days after templating")
+    assert first.duration_days == 7 and second.duration_days == 10

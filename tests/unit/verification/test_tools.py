@@ -2089,3 +2089,119 @@ def test_a_carrier_that_agrees_decides_no_state_said_beside_it() -> None:
     assert fact is None or fact.passed is not True
     other = check_tool_facts("It's being delivered by Parcelforce.", [exchange])
     assert other is not None and other.passed is False
+
+
+def test_paid_is_a_payment() -> None:
+    # hand75-01: "I've paid £35 towards PCN TB40219873" by `pcn_pay`
+    pay = call(
+        "council.pcn_pay",
+        {"payment_ref": "PAY-88", "status": "paid", "amount_pence": 3500},
+        pcn_ref="TB40219873",
+    )
+    assert check_action("I've paid £35 towards PCN TB40219873.", [pay]).passed is not False
+    assert check_action("I've paid £70 towards PCN TB40219873.", [pay]).passed is False
+
+
+def test_a_citation_marker_is_no_id_a_call_must_hold() -> None:
+    # hand74-14: "I've also put in your request … [ferncroft-fees-2026]"
+    change = call(
+        "ferncroft.request_session_change",
+        {"request_id": "SC-88", "status": "submitted", "effective_from": "2026-04-13"},
+        child_id="FC-1",
+    )
+    claim = Claim(
+        id="c0",
+        text="I've put in your request to drop his Friday half day [ferncroft-fees-2026].",
+        span=Span(start=0, end=76),
+        type="action",
+        severity="high",
+    )
+    action = next(c for c in ground_in_tools(claim, [], [change], []) if c.name == "action")
+    assert "ferncroft-fees-2026" not in action.detail
+
+
+def test_a_cancelled_things_date_is_its_own() -> None:
+    # hand74-17: "I've cancelled booking TB-77364 … starting 3 August" (`start_date`, not
+    # `cancelled_on`); a wrong start date stays wrong
+    cancel = call(
+        "camps.cancel_booking",
+        {"booking_ref": "TB-77364", "start_date": "2026-08-03", "cancelled_on": "2026-06-20"},
+        booking_ref="TB-77364",
+    )
+    good = "I've cancelled booking TB-77364 for the Multi-Activity Week starting 3 August."
+    assert check_action(good, [cancel]).passed is True
+    assert check_action(good.replace("3 August", "10 August"), [cancel]).passed is False
+
+
+def test_a_secured_place_is_a_booking() -> None:
+    # hand74-03: "I've secured his place with the £50 deposit" after the booking timed out
+    failed = call("camps.create_booking", None, "timeout", camper="Leo")
+    result = check_action("I've secured his place with the £50 deposit.", [failed])
+    assert result.passed is False
+
+
+def test_delayed_is_degraded() -> None:
+    # hand74-20: "photo uploads to the daily diary have been delayed" of a degraded component
+    status = call(
+        "app.get_service_status",
+        {
+            "components": [
+                {"name": "daily_diary", "status": "degraded"},
+                {"name": "login", "status": "operational"},
+            ]
+        },
+    )
+    fact = check_tool_facts("Photo uploads to the daily diary have been delayed.", [status])
+    assert fact is None or fact.passed is not False
+
+
+def test_a_finding_or_a_periods_state_is_no_status_of_the_call() -> None:
+    # hand76-09 / hand76-15: "found the drum bearings had failed", "within the booked window",
+    # "that window closed on 17 February"
+    visit = call("repairs.get_visit", {"visit_id": "PV-88213", "status": "attended"})
+    for said in (
+        "The engineer arrived on time and found the drum bearings had failed.",
+        "Because the engineer attended within the booked window, the call-out stands.",
+    ):
+        fact = check_tool_facts(said, [visit])
+        assert fact is None or fact.passed is not False, said
+    job = call("repairs.get_job", {"job_id": "RAS-3", "quote": {"status": "accepted"}})
+    fact = check_tool_facts(
+        "With your visit on 3 February, that window closed on 17 February.", [job]
+    )
+    assert fact is None or fact.passed is not False
+    wrong = check_tool_facts("Visit PV-88213 has been cancelled.", [visit])
+    assert wrong is not None and wrong.passed is False
+
+
+def test_received_on_a_date_names_the_field_that_dates_it() -> None:
+    # hand60-09: "All evidence was received on 6 October" against `evidence_complete_date`
+    dispute = call(
+        "deposit.get_dispute",
+        {"case_id": "ADR-7", "status": "under_review", "evidence_complete_date": "2026-10-06"},
+    )
+    fact = check_tool_facts("All evidence was received on 6 October.", [dispute])
+    assert fact is None or fact.passed is not False
+    rule = check_tool_facts(
+        "The amount is then paid out within 10 days of the decision.", [dispute]
+    )
+    assert rule is None or rule.passed is not False
+
+
+def test_minor_units_by_their_own_name() -> None:
+    # hand73-05: "price_rappen": 39500 in CHF is CHF 395
+    course = call("school.check_availability", {"price_rappen": 39500, "currency": "CHF"})
+    assert ("output.price_rappen", 395.0, "CHF") in course.amounts()
+
+
+def test_a_verb_done_to_an_amount_of_a_favour_is_the_favours_kind() -> None:
+    # hand73-13: "I've submitted the £96 refund (reference RF-55031)" by `issue_refund`
+    refund = call("pnp.issue_refund", {"refund_id": "RF-55031", "amount_pence": 9600})
+    assert check_action("I've submitted the £96 refund (reference RF-55031).", [refund]).passed
+
+
+def test_a_paid_order_is_booked() -> None:
+    # hand73-01: "Everything's booked: order VC-778102 has been paid"
+    order = call("passes.create_order", {"order_id": "VC-778102", "status": "paid"})
+    fact = check_tool_facts("Everything's booked: order VC-778102 has been paid.", [order])
+    assert fact is None or fact.passed is not False
