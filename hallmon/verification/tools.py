@@ -2494,9 +2494,11 @@ _READ_STATE = re.compile(
     r"\b(?:has|have|had|was|were|is|are|['’]s|['’]ve)\s+(?:now\s+|already\s+|just\s+|also\s+|"
     r"been\s+|not\s+|n['’]t\s+|yet\s+)*(?:arrived|received|processed|cleared|settled|approved|"
     r"paid|delivered|shipped|completed|resolved|rejected|declined|accepted|credited|landed|"
-    r"gone\s+through|come\s+through|matched|allocated|reconciled)\b",
+    r"gone\s+through|come\s+through|matched|allocated|reconciled|"
+    r"come\s+back\s+(?:as\s+)?(?:valid|clear|approved|eligible|negative|positive|fine|ok))\b",
     re.I,
 )
+_VERIFY_TOOL = re.compile(r"verif|validat|check|eligib|screen", re.I)
 _STATUS_KEY = re.compile(r"(?:^|[._])(?:status|state|stage|outcome|result)(?:$|[._])", re.I)
 
 
@@ -2509,7 +2511,19 @@ def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     state = _READ_STATE.search(claim_text)
     if state is None or _CONDITION_BEFORE.search(claim_text[: state.start()]):
         return None
-    for ident in _identifiers(claim_text):
+    idents = _identifiers(claim_text)
+    if not idents and calls and all(c.status != "ok" for c in calls):
+        # "… and it's come back as valid" when the only call, the check, failed
+        lookups = [c for c in calls if _is_lookup(c.tool) or _VERIFY_TOOL.search(c.tool)]
+        if lookups:
+            call = lookups[0]
+            return CheckResult(
+                name="tool_fact",
+                passed=False,
+                detail=f"'{state.group(0).strip()}', but the only lookup {call.tool} "
+                f"({call.source_id}) failed ({call.status}): nothing read it",
+            )
+    for ident in idents:
         failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and c.holds(ident)]
         if not failed:
             continue

@@ -2205,3 +2205,17 @@ def test_a_paid_order_is_booked() -> None:
     order = call("passes.create_order", {"order_id": "VC-778102", "status": "paid"})
     fact = check_tool_facts("Everything's booked: order VC-778102 has been paid.", [order])
     assert fact is None or fact.passed is not False
+
+
+def test_a_result_when_the_only_check_failed() -> None:
+    # hand74-21: "I've run the code through the check and it's come back as valid"
+    failed = call("nursery.verify_eligibility_code", {"error": "LA_PORTAL_UNAVAILABLE"}, "error")
+    claim = Claim(
+        id="c0",
+        text="it's come back as valid",
+        span=Span(start=0, end=23),
+        type="fact",
+        severity="medium",
+    )
+    fact = next(c for c in ground_in_tools(claim, [], [failed], []) if c.name == "tool_fact")
+    assert fact.passed is False
