@@ -1948,12 +1948,15 @@ def check_user_counts(claim_text: str, sources: Sequence[Source]) -> CheckResult
     if not claimed:
         return None
     given: dict[str, set[int]] = {}
+    stated: dict[str, set[int]] = {}  # the documents' and tools' counts: a policy's limit
     for source in sources:
-        if source.kind in ("memory", "user_input"):
-            for noun, ns in _counts(source.text).items():
-                given.setdefault(noun, set()).update(ns)
+        into = given if source.kind in ("memory", "user_input") else stated
+        for noun, ns in _counts(source.text).items():
+            into.setdefault(noun, set()).update(ns)
     for noun, ns in claimed.items():
         theirs = given.get(noun)
+        if ns <= stated.get(noun, set()):
+            continue  # "within the four flights we carry at no extra cost": the policy's count
         if theirs and not ns & theirs and not any(n == sum(theirs) for n in ns):
             return CheckResult(
                 name="profile",

@@ -190,6 +190,9 @@ _POLITE_CORE = (
     r"(?:stressful|frustrating|difficult|tough|hard|worrying|rough|upsetting|awkward)\s+"
     r"(?:spot|situation|position|time|place|thing|experience|wait|end|start|way)(?:\s+to\s+be\s+in"
     r"|\s+to\s+(?:the|your|anyone['’]s|a|any)\s+(?:day|week|morning|evening|trip|holiday))?"
+    # thanks for what the user did ("Thanks for measuring up, that's really helpful")
+    r"|(?:that['’]s|that\s+is|that\s+was)\s+(?:really\s+|very\s+|so\s+|super\s+)?(?:helpful|useful|"
+    r"kind\s+of\s+you|thoughtful)"
     # "so let me break it down": what the answer will do next, no content
     r"|(?:so\s+|now\s+)?let\s+me\s+(?:break\s+(?:it|this|that)\s+down|explain(?:\s+(?:it|this|why))?|"
     r"walk\s+you\s+through\s+(?:it|this|that)|go\s+through\s+(?:it|this|that))"

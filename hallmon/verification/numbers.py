@@ -1533,6 +1533,9 @@ def _workings(items: tuple[_Item, ...], amounts: int) -> tuple[list[float], list
             (a * b + c, f"{at} × {bt} + {ct}", not (ac and bc)),
             (abs(a * b - c), f"{at} × {bt} - {ct}", not (ac and bc)),
             (a + b + c, f"{at} + {bt} + {ct}", True),
+            # "a £68 restocking fee on top of the £39 collection charge, so £573 of the £680"
+            (a - b - c, f"{at} - {bt} - {ct}", a > b + c),
+            (a + b - c, f"{at} + {bt} - {ct}", a + b > c),
         ]
         made += [(value, how) for value, how, allowed in forms if allowed]
     made.sort(key=lambda m: m[0])

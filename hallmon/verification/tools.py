@@ -850,6 +850,12 @@ def check_action(
                 if any(
                     k.startswith("arguments.") and k.rsplit(".", 1)[-1] == noun for k, _ in c.fields
                 )
+                # "I've added a note to order MS-50288": `update_delivery_notes`, a call named
+                # for what was added
+                or (
+                    not _is_lookup(c.tool)
+                    and stem(noun) in {stem(w) for w in re.split(r"[._\W]+", c.tool.lower())}
+                )
             ]
     called = ", ".join(sorted({c.tool for c in calls}))
     if not candidates:
@@ -2170,6 +2176,7 @@ _WHEN_WORDS = frozenset(
 ) | frozenset(content_tokens(" ".join(ZONE_NAMES)))  # fmt: skip
 _YOURSELF = re.compile(r"(?:\s+\w+){0,3}?\s+yourself\b", re.I)
 _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I)
+_CHARGE_WORDS = content_tokens("charge price fee cost total amount payable due pence cents minor")
 
 
 def check_exception(
@@ -2209,11 +2216,18 @@ def check_exception(
         # "I've ordered a free replacement battery (order BT-77310)": the order's charge is 0;
         # "I've swapped it … at no extra cost": the swap's `price_change` is 0.
         acted = set(_action_of(claim_text)[0])
+        said_words = content_tokens(claim_text)
         for call in calls:
+            # ("there's no stair-carry charge": `stair_carry_charge_pence: 0` names the charge)
+            named_zero = any(
+                v == 0 and _CHARGE_KEY.search(k) and (_key_words(k) - _CHARGE_WORDS) & said_words
+                for k, v, _ in call.amounts()
+            )
             if call.status != "ok" or not (
                 any(call.holds(i) for i in idents)
                 or call in _about(claim_text, [call])
                 or (acted and not _is_lookup(call.tool) and acted & set(_kinds(call.tool)))
+                or named_zero
             ):
                 continue
             zero = [k for k, v, _ in call.amounts() if v == 0 and _CHARGE_KEY.search(k)]

@@ -1892,3 +1892,32 @@ def test_a_state_named_in_a_condition_after_its_subject_is_no_state_claim() -> N
         "Service credits apply only when a trunk is unavailable for more than 4 hours."
     )
     assert is_system_state_claim("The payments service is unavailable right now.")
+
+
+def test_a_policys_count_is_no_count_of_the_users() -> None:
+    # hand79-11: "within the four flights we carry" after the customer's "three flights"
+    from hallmon.verification.checks import check_user_counts
+
+    user = Source(
+        source_id="user_input", kind="user_input", text="We're up three flights of stairs."
+    )
+    policy = doc("We carry up to four flights of stairs at no extra cost.")
+    said = "That's within the four flights we carry at no extra cost."
+    assert check_user_counts(said, [user, policy]) is None
+    assert check_user_counts("Your four flights of stairs are fine.", [user]) is not None
+
+
+def test_three_amounts_less_two() -> None:
+    # hand79-09: £680 less a £68 restocking fee and the £39 collection charge is £573
+    order = Source(
+        source_id="tool:ridgeway.get_order:c1",
+        kind="tool_result",
+        text="Tool ridgeway.get_order (call c1) returned status ok.\\nOutput: Paid: 680.00. "
+        "Restocking fee: 68.00. Collection charge: 39.00.",
+    )
+    good = (
+        "A £68 restocking fee applies on top of the £39 collection charge, "
+        "so your refund will be £573 of the £680 you paid."
+    )
+    assert check_numbers(good, [], [order]).passed is True
+    assert check_numbers(good.replace("£573", "£583"), [], [order]).passed is False

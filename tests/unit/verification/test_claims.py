@@ -528,3 +528,9 @@ def test_what_the_answer_will_do_next_and_a_hard_day_are_courtesy() -> None:
     assert texts("So let me break it down. He attended 130 hours.") == ["He attended 130 hours."]
     answer = "Sorry about the trains, that's a stressful end to anyone's day. Leah left at 18:12."
     assert texts(answer) == ["Leah left at 18:12."]
+
+
+def test_thanks_for_what_the_user_did_is_courtesy() -> None:
+    assert texts("Thanks for measuring up, that's really helpful. The sofa arrives Tuesday.") == [
+        "The sofa arrives Tuesday."
+    ]

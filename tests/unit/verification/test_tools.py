@@ -2219,3 +2219,25 @@ def test_a_result_when_the_only_check_failed() -> None:
     )
     fact = next(c for c in ground_in_tools(claim, [], [failed], []) if c.name == "tool_fact")
     assert fact.passed is False
+
+
+def test_a_note_added_by_a_call_named_for_notes() -> None:
+    # hand79-11: "I've added a note to order MS-50288" by `update_delivery_notes`
+    notes = call(
+        "marlow.update_delivery_notes", {"order_id": "MS-50288", "saved": True}, order_id="MS-50288"
+    )
+    assert check_action("I've added a note to order MS-50288 for the crew.", [notes]).passed is True
+
+
+def test_a_zero_charge_named_by_the_claim_makes_it_free() -> None:
+    # hand79-11: "so there's no stair-carry charge" with `stair_carry_charge_pence: 0`
+    notes = call("marlow.update_delivery_notes", {"stair_carry_charge_pence": 0})
+    free = check_exception(
+        "That's within our limit, so the stair carry is free of charge.", [], [notes]
+    )
+    assert free is not None and free.passed is True
+    other = call("marlow.update_delivery_notes", {"assembly_charge_pence": 0})
+    unnamed = check_exception(
+        "That's within our limit, so the stair carry is free of charge.", [], [other]
+    )
+    assert unnamed is not None and unnamed.passed is False
