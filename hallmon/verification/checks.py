@@ -1228,7 +1228,18 @@ def is_action_claim(claim_text: str) -> bool:
         # "I'm sorry we sent the cream kettle instead of the green one": the mistake
         # apologised for, not an action the agent reports doing now
         or _APOLOGY_BEFORE.search(before)
+        # "That refund is issued within 5 working days of collection": what happens each
+        # time, in the present and with a timeframe, is policy, not a report
+        or (_HABITUAL_DONE.search(done.group(0)) and _WHEN_AFTER.match(claim_text, done.end()))
     )
+
+
+_HABITUAL_DONE = re.compile(r"\b(?:is|are)\s+(?!now\b|been\b)(?:\w+ly\s+)?\w+$", re.I)
+_WHEN_AFTER = re.compile(
+    r"(?:\s+(?!and\b|but\b|so\b|then\b)[\w'’-]+){0,5}?\s+(?:within|in\s+(?:up\s+to\s+)?\d|after|once|when|whenever|"
+    r"as\s+soon\s+as|no\s+later\s+than|on\s+(?:the\s+)?(?:day|same\s+day)|every|each)\b",
+    re.I,
+)
 
 
 _APOLOGY_BEFORE = re.compile(

@@ -2396,6 +2396,40 @@ def _spans_in_days(text: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+# "By 8pm on the evening before delivery we'll text you": a day before a date a source states
+_DAY_BEFORE = re.compile(
+    r"\b(?:the\s+)?(?:day|evening|night|morning|afternoon)\s+before\s+(?:the\s+|your\s+)?\w+",
+    re.I,
+)
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def _day_before(q: Quantity, clock: set[float], texts: Sequence[str]) -> str | None:
+    """How the claim's date is the day before a date the sources state, where a source says
+    the claim's clock time on "the evening before" something ("By 8pm on Tuesday 16 June" for
+    "By 8pm on the evening before delivery" and a slot on 2026-06-17)."""
+    said = [
+        m.group(0)
+        for text in texts
+        for m in islice(_DAY_BEFORE.finditer(text), 8)
+        if any(
+            t.kind == "time" and t.values & clock
+            for t in extract_quantities(text[max(0, m.start() - 40) : m.start()])
+        )
+    ]
+    if not said:
+        return None
+    for text in texts:
+        for m in islice(_ISO_DAY.finditer(text), 64):
+            y, mo, d = (int(g) for g in m.groups())
+            if not _valid(y, mo, d):
+                continue
+            iso = _iso(y, mo, d)
+            if _shifted(iso, 0, -1) & q.dates:
+                return f"{q.describe()} is the day before {iso} ('{said[0]}')"
+    return None
+
+
 def deadline_before(
     q: Quantity, claim_times: Sequence[Quantity], texts: Sequence[str]
 ) -> str | None:
@@ -2406,6 +2440,9 @@ def deadline_before(
     if q.kind != "date" or not q.dates or not claim_times:
         return None
     clock = {v for t in claim_times for v in t.values}
+    eve = _day_before(q, clock, texts)
+    if eve is not None:
+        return eve
     spans = {n for text in texts for n in _spans_in_days(text)}
     if not spans:
         return None

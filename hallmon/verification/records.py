@@ -124,13 +124,18 @@ def _truth(value: Any) -> bool | None:
 
 
 def _leaves(
-    value: Any, path: tuple[str, ...], source_id: str, in_group: bool = False
+    value: Any,
+    path: tuple[str, ...],
+    source_id: str,
+    in_group: bool = False,
+    pending: frozenset[str] = frozenset(),
 ) -> Iterable[RecordFact]:
-    """`in_group`: the value's parent is a group of flags ({"garage": false, "lot": true})."""
+    """`in_group`: the value's parent is a group of flags ({"garage": false, "lot": true});
+    `pending`: words of the calls that were to fill a field, whose null then says nothing."""
     if isinstance(value, dict):
         group = bool(path) and all(_truth(v) is not None for v in value.values())
         for k, v in value.items():
-            yield from _leaves(v, (*path, str(k)), source_id, group)
+            yield from _leaves(v, (*path, str(k)), source_id, group, pending)
         own = _key_words(path[-1]) if group and path else []
         if own and any(_truth(v) for v in value.values()):
             # "BusinessParking": {"street": true, ...}: the business has parking, whichever.
@@ -144,7 +149,7 @@ def _leaves(
     own = _key_words(path[-1])
     if value is None:
         # A field the record has but leaves empty: the record backs nothing said about it.
-        if len("".join(own)) >= 4:
+        if len("".join(own)) >= 4 and not set(own) <= pending:
             yield RecordFact(source_id, ".".join(path), "null", None, (tuple(own),))
         return
     truth = _truth(value)
@@ -167,6 +172,15 @@ def _parse(text: str) -> Any:
         return None
 
 
+_READ_WORDS = frozenset({"get", "list", "search", "find", "fetch", "lookup", "track", "read",
+                         "view", "show", "check", "status", "retrieve", "query"})  # fmt: skip
+
+
+def _tool_words(name: str) -> set[str]:
+    """The words of a tool's name ("shop.addAssembly": shop, add, assembly)."""
+    return {w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w}
+
+
 def record_facts(response: AssembledResponse) -> list[RecordFact]:
     """The yes/no fields of every JSON object among the documents and tool outputs."""
     facts: list[RecordFact] = []
@@ -175,10 +189,18 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
         record = _parse(doc.text)
         if isinstance(record, dict):
             facts.extend(_leaves(record, (), doc.source_id))
+    # ("assembly": null on an order while `add_assembly` timed out: the field the call was
+    # to fill, not a record that the order has no assembly)
+    pending = frozenset(
+        w
+        for tool in ctx.tool_results
+        if not _tool_words(tool.tool) & _READ_WORDS
+        for w in _tool_words(tool.tool)
+    )
     for tool in ctx.tool_results:
         output = _parse(tool.output) if isinstance(tool.output, str) else tool.output
         if isinstance(output, dict):
-            facts.extend(_leaves(output, (), f"tool:{tool.tool}:{tool.call_id}"))
+            facts.extend(_leaves(output, (), f"tool:{tool.tool}:{tool.call_id}", pending=pending))
     return facts
 
 

@@ -1009,7 +1009,12 @@ _ENTITY = re.compile(
 
 
 def _carriers(call: ToolCall) -> set[str]:
-    return {v.lower() for k, v in call.fields if "carrier" in k.lower() or "courier" in k.lower()}
+    """The carriers a call names, with the known carrier a service's name starts from
+    ("Royal Mail Tracked 48" is also Royal Mail)."""
+    named = {v.lower() for k, v in call.fields if "carrier" in k.lower() or "courier" in k.lower()}
+    return named | {
+        re.sub(r"\s+", " ", m.group(1).lower()) for v in named for m in _CARRIER_RE.finditer(v)
+    }
 
 
 _CARRIED = re.compile(
@@ -2516,12 +2521,56 @@ _VERIFY_TOOL = re.compile(r"verif|validat|check|eligib|screen", re.I)
 _STATUS_KEY = re.compile(r"(?:^|[._])(?:status|state|stage|outcome|result)(?:$|[._])", re.I)
 
 
+# Where a tracked thing is now ("The van is out on its route", "the crew are three drops away")
+_WHERE_NOW = re.compile(
+    r"\b(?:is|are|['’]s|['’]re)\s+(?:now\s+|currently\s+|already\s+|still\s+|just\s+)*"
+    r"(?:out\s+on\s+(?:its|their|the|his|her)\s+(?:route|round|rounds|way)|"
+    r"on\s+(?:its|their|the|his|her)\s+way|en\s+route|nearby|close\s+by|"
+    r"(?:[\w-]+\s+){1,2}(?:stops?|drops?|deliveries|miles?|km)\s+away)\b",
+    re.I,
+)
+# What a tracking call's noun is called in an answer ("track_vehicle": the van, the driver)
+_TRACKED_AS = {
+    "vehicle": frozenset({"van", "vans", "truck", "lorry", "driver", "crew", "vehicle"}),
+    "driver": frozenset({"van", "truck", "lorry", "driver", "crew", "courier"}),
+    "courier": frozenset({"courier", "driver", "rider", "van"}),
+    "fleet": frozenset({"van", "truck", "lorry", "driver", "crew", "vehicle"}),
+}
+
+
+def _failed_tracking(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """ "The van is out on its route now" when `track_vehicle` failed and no call that
+    succeeded is about the vehicle: where it is, which nothing read."""
+    where = _WHERE_NOW.search(claim_text)
+    if where is None or _CONDITION_BEFORE.search(claim_text[: where.start()]):
+        return None
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", claim_text[: where.start()])}
+
+    def about(call: ToolCall) -> bool:
+        nouns = set(_name_words(call.tool)[1:] if "." in call.tool else _name_words(call.tool))
+        return any(said & _TRACKED_AS.get(n, frozenset({n})) for n in nouns - _LOOKUP_VERBS)
+
+    failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and about(c)]
+    if not failed or any(c.status == "ok" and about(c) for c in calls):
+        return None
+    call = failed[0]
+    return CheckResult(
+        name="tool_fact",
+        passed=False,
+        detail=f"'{where.group(0).strip()}', but the lookup {call.tool} ({call.source_id}) "
+        f"failed ({call.status}): nothing read where it is",
+    )
+
+
 def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """ "Transfer HU-PAY-550913 has arrived" when the lookup of HU-PAY-550913 failed and no
     call that succeeded holds a state of it: a state nothing read. None when the claim reports
     the failure, states no state, or names no such thing."""
     if _FAILURE.search(claim_text) or _ATTEMPT.match(claim_text):
         return None
+    tracked = _failed_tracking(claim_text, calls)
+    if tracked is not None:
+        return tracked
     state = _READ_STATE.search(claim_text)
     if state is None or _CONDITION_BEFORE.search(claim_text[: state.start()]):
         return None

@@ -1921,3 +1921,31 @@ def test_three_amounts_less_two() -> None:
     )
     assert check_numbers(good, [], [order]).passed is True
     assert check_numbers(good.replace("£573", "£583"), [], [order]).passed is False
+
+
+def test_a_date_the_evening_before_a_booked_day_said_with_the_sources_time() -> None:
+    # hand79-01 (held out): "By 8pm on Tuesday 16 June" for "By 8pm on the evening before
+    # delivery" and a slot on 2026-06-17
+    sources = [
+        doc("By 8pm on the evening before delivery we'll text you a one-hour arrival window."),
+        Source(
+            source_id="tool:shop.book_slot:c2",
+            kind="tool_result",
+            text="Output:\nBooking ref: DS-55120.\nSlot start utc: 2026-06-17T06:00:00Z.",
+        ),
+    ]
+    said = "By {} on {} you'll get a text with a one-hour window."
+    assert check_numbers(said.format("8pm", "Tuesday 16 June"), [], sources).passed is True
+    assert check_numbers(said.format("8pm", "Monday 15 June"), [], sources).passed is False
+    # another time than the one the source says on the evening before backs no day before
+    assert check_numbers(said.format("9pm", "Tuesday 16 June"), [], sources).passed is False
+
+
+def test_a_refund_issued_within_a_timeframe_is_policy_not_an_action() -> None:
+    from hallmon.verification.checks import is_action_claim
+
+    # hand79-09 (held out): "That refund is issued within 5 working days of collection."
+    assert is_action_claim("That refund is issued within 5 working days of collection.") is False
+    assert is_action_claim("The refund is issued to your card within 3 days.") is False
+    assert is_action_claim("Your refund is now issued.") is True
+    assert is_action_claim("Your order is cancelled and a refund is issued once we get it.")

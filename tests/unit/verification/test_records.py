@@ -303,3 +303,18 @@ def test_a_bullet_label_is_said_of_by_its_value_and_a_concession_is_not_negated(
     concession = "Our policy doesn't match marketplace sellers even when the item is in stock."
     result = check_record(concession, facts)
     assert result is None or result.passed is not False, result
+
+
+def test_a_calls_empty_field_that_another_call_was_to_fill_says_nothing() -> None:
+    # hand79-03 (held out): "assembly": null on the order while `add_assembly` timed out; the
+    # policy prices assembly, so the order's empty field is no verdict on "Assembly is £59"
+    order = {"order_id": "FB-66104", "assembly": None}
+    get = {"tool": "shop.get_order", "call_id": "c1", "output": order}
+    add = {"tool": "shop.add_assembly", "call_id": "c2", "status": "timeout", "output": None}
+    facts = record_facts(response([], tool_results=[get, add]))
+    assert check_record("Assembly for a bed frame is £59.", facts) is None
+    # without the call that was to fill it, the empty field backs nothing said of it
+    # (hand14-14: "results": null and "the results are now back")
+    alone = record_facts(response([], tool_results=[get]))
+    result = check_record("Assembly for a bed frame is £59.", alone)
+    assert result is not None and result.passed is False

@@ -2241,3 +2241,27 @@ def test_a_zero_charge_named_by_the_claim_makes_it_free() -> None:
         "That's within our limit, so the stair carry is free of charge.", [], [other]
     )
     assert unnamed is not None and unnamed.passed is False
+
+
+def test_a_carriers_service_name_is_that_carrier() -> None:
+    # hand79-16 (held out): "dispatched with Royal Mail Tracked 48" for that carrier field
+    part = call("shop.create_part_order", {"carrier": "Royal Mail Tracked 48", "qty": 2})
+    facts = check_tool_facts("They've already been dispatched with Royal Mail Tracked 48.", [part])
+    assert facts is not None and facts.passed is True
+    other = check_tool_facts("They've already been dispatched with DPD.", [part])
+    assert other is not None and other.passed is False
+
+
+def test_where_a_van_is_when_its_tracking_failed() -> None:
+    # hand79-10 (held out): "The van is out on its route now" after track_vehicle errored
+    order = call("shop.get_order", {"order_id": "PS-77310", "status": "scheduled"})
+    tracking = call("shop.track_vehicle", {"error": "UPSTREAM_UNAVAILABLE"}, status="error")
+    claim = Claim(id="c1", text="The van is out on its route now", span=Span(start=0, end=31))
+    fact = next(
+        c for c in ground_in_tools(claim, [], [order, tracking], []) if c.name == "tool_fact"
+    )
+    assert fact.passed is False
+    # a tracking call that succeeded reads it
+    tracked = call("shop.track_vehicle", {"stops_away": 3, "state": "on_route"})
+    checks = ground_in_tools(claim, [], [order, tracked], [])
+    assert not any(c.name == "tool_fact" and c.passed is False for c in checks)
