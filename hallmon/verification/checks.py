@@ -2248,6 +2248,11 @@ _CONDITIONED = re.compile(
 )
 
 
+_GRANT_BETWEEN = re.compile(
+    r"(?:\s+[\w-]+){1,3}\s+(?:is|are)\s+(?:included|available|offered|provided)\s*"
+)
+
+
 def check_condition(
     claim_text: str, sources: Sequence[Source], answer_text: str = ""
 ) -> CheckResult | None:
@@ -2277,8 +2282,11 @@ def check_condition(
         return None
     free = _FREE_SAID.search(best[2])
     after = best[2][free.end() :] if free else ""
-    condition = _CONDITIONED.search(after[:60])
-    if condition is None or after[: condition.start()].strip(" ,"):
+    condition = _CONDITIONED.search(after[:80])
+    # right after the grant, or after the few words of its own clause ("Free assembly is
+    # included on bedroom furniture orders over £1,000")
+    between = after[: condition.start()] if condition else ""
+    if condition is None or (between.strip(" ,") and not _GRANT_BETWEEN.fullmatch(between)):
         return None
     # the condition kept, in the claim's words ("free for visits booked 48 hours ahead"), or
     # not ("free on boxes over £50" where the policy adds "for customers on annual billing")
@@ -2286,6 +2294,10 @@ def check_condition(
     # tread remains" keeps its damage words in the claim and drops the tread)
     proviso = _PROVISO.search(after, condition.end())
     wanted = content_tokens(after[proviso.end() if proviso else condition.start() :])
+    # (the condition's own words: "bedroom furniture orders over £1,000 …" for a claim about
+    # bedroom furniture keeps nothing by naming its topic)
+    if between.strip(" ,"):
+        wanted -= words
     if not wanted or 2 * len(wanted & answer_words) >= len(wanted):
         return None
     return CheckResult(

