@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from itertools import islice
@@ -24,6 +25,7 @@ from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.numbers import (
     FigureIndex,
     Quantity,
+    claim_quantities,
     closest,
     counted_fields,
     counted_kind,
@@ -113,7 +115,7 @@ def check_numbers(
     ("the total comes to £4,395 … the remaining £3,895" after a £500 deposit): a wrong amount
     there is caught in the claim that states it. `today` (the answer's day) is a known date
     for a claim that counts from it ("issued on 29 October, 33 days ago")."""
-    wanted = extract_quantities(claim_text, True)
+    wanted = claim_quantities(claim_text, answer_text)
     if not wanted:
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
     # A sentence-sized claim states a handful of figures; thousands (a pasted table, hostile
@@ -161,7 +163,11 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
-        zoned = _zoned_elsewhere(q, answer_text, in_sources) or _local_time(q, sources)
+        zoned = (
+            _zoned_elsewhere(q, answer_text, in_sources)
+            or _local_time(q, sources)
+            or _in_answers_zone(q, answer_text, in_sources)
+        )
         if zoned is not None:
             found.append(zoned)
             continue
@@ -435,6 +441,27 @@ def _zoned_elsewhere(
     return None
 
 
+def _in_answers_zone(
+    q: Quantity, answer_text: str, in_sources: Sequence[FigureIndex]
+) -> str | None:
+    """How a time said without its zone ("collect them at 2:15pm local time") is a source's
+    timestamp in the zone of another time the answer states with its zone and the sources
+    back ("3:30pm Italian time" for 13:30Z: UTC+2), or None. UTC itself is no such zone: a
+    UTC time given as local is the error this is not to pass."""
+    if q.kind != "time" or q.utc or not q.values:
+        return None
+    for a in distinct_quantities(answer_text, True)[:MAX_ANSWER_FIGURES]:
+        if a.kind != "time" or len(a.values) != 1 or len(a.utc) != 1 or a is q:
+            continue
+        offset = (next(iter(a.values)) - next(iter(a.utc))) % 1440
+        if offset == 0 or find_in(a, in_sources) is None:
+            continue
+        moved = replace(q, utc=frozenset((v - offset) % 1440 for v in q.values))
+        if find_in(moved, in_sources) is not None:
+            return f"{q.describe()} is in the zone of {a.describe()}, which the answer names"
+    return None
+
+
 @lru_cache(maxsize=64)
 def backed_figures(answer_text: str, source_texts: tuple[str, ...]) -> tuple[Quantity, ...]:
     """The answer's amounts, counts, dates and times that its sources hold, and those that follow by
@@ -564,7 +591,8 @@ _AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
     r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*|transferr?\w*|upgrad\w*|exchang\w*|"
-    r"refund\w*|resell\w*|resold)\b(?:(?![.;!?]).){0,60}"
+    r"refund\w*|resell\w*|resold|turn\w*\s+off|disabl\w*|stop\w*|paus\w*|remov\w*|edit\w*|"
+    r"updat\w*|add(?:s|ed|ing)?)\b(?:(?![.;!?]).){0,60}"
     r"\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|prior|in\s+advance)\b",
     re.I,
 )

@@ -273,6 +273,18 @@ _ZONES: dict[str, tuple[float, ...]] = {
     "taipei": (8,), "nairobi": (3,), "lagos": (1,), "riyadh": (3,), "karachi": (5,),
     "dhaka": (6,), "lima": (-5,), "bogota": (-5,), "bogotá": (-5,), "montreal": (-5, -4),
     "calgary": (-7, -6), "edmonton": (-7, -6), "winnipeg": (-6, -5), "atlanta": (-5, -4),
+    # countries with one zone, by name and adjective ("3:30pm Italian time")
+    "italy": (1, 2), "italian": (1, 2), "france": (1, 2), "french": (1, 2), "spain": (1, 2),
+    "spanish": (1, 2), "germany": (1, 2), "german": (1, 2), "netherlands": (1, 2),
+    "dutch": (1, 2), "belgium": (1, 2), "belgian": (1, 2), "switzerland": (1, 2),
+    "swiss": (1, 2), "austria": (1, 2), "austrian": (1, 2), "sweden": (1, 2),
+    "swedish": (1, 2), "norway": (1, 2), "norwegian": (1, 2), "denmark": (1, 2),
+    "danish": (1, 2), "poland": (1, 2), "polish": (1, 2), "czech": (1, 2), "croatia": (1, 2),
+    "croatian": (1, 2), "ireland": (0, 1), "irish": (0, 1), "british": (0, 1),
+    "portugal": (0, 1), "greece": (2, 3), "greek": (2, 3), "finland": (2, 3),
+    "finnish": (2, 3), "cyprus": (2, 3), "turkey": (3,), "turkish": (3,), "japanese": (9,),
+    "korean": (9,), "thailand": (7,), "thai": (7,), "vietnam": (7,), "indian": (5.5,),
+    "philippines": (8,), "malaysia": (8,), "uae": (4,), "egypt": (2, 3), "kenya": (3,),
 }  # fmt: skip
 ZONE_NAMES = frozenset(_ZONES)
 """Names of time zones and of the places that name one ("Mountain", "Singapore")."""
@@ -554,6 +566,27 @@ def _half_unit(literal: str, scale: float) -> float:
     if decimals == 0 and scale == 1.0:
         return 0.0
     return 0.5 * scale * 10.0 ** (-decimals)
+
+
+_ZONE_WORD = re.compile(r"\b(?:" + _alternation(_ZONES) + r")\b", re.I)
+
+
+def claim_quantities(claim_text: str, answer_text: str = "") -> tuple[Quantity, ...]:
+    """The claim's quantities, a zone with summer time read in the season of the answer's
+    dates when the claim names none ("That's 2:00 pm Chicago time" after "on Wednesday 20
+    January" is CST)."""
+    if (
+        answer_text
+        and _MONTH_NAME.search(claim_text) is None
+        and _TIME.search(claim_text) is not None
+        and _ZONE_WORD.search(claim_text) is not None
+    ):
+        dates = [m.group(0) for m in islice(_MONTH_NAME.finditer(answer_text[:20_000]), 8)]
+        if dates:
+            # (the dates after a break that no pattern reads across, then dropped)
+            padded = extract_quantities(f"{claim_text}\n\n\n{'; '.join(dates)}", True)
+            return tuple(q for q in padded if q.end <= len(claim_text))
+    return extract_quantities(claim_text, True)
 
 
 @lru_cache(maxsize=4096)
@@ -904,7 +937,9 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         )
 
     found.sort(key=lambda q: q.start)
-    return tuple(_zoned_dates(text, _range_units(text, _compound_durations(text, found))))
+    return tuple(
+        _zoned_dates(text, _tail_zone(text, _range_units(text, _compound_durations(text, found))))
+    )
 
 
 # "7 h 35 min", "2 hours and 55 minutes", "11 days and 8 hours", "12 minutes 22 seconds": one
@@ -978,6 +1013,41 @@ def _shift_day(iso: str, days: int) -> str | None:
         return None
 
 
+# ", Toronto time." closing a sentence: the zone of the times before it that name none
+_ZONE_TAIL = re.compile(
+    r",\s*(?=(?:in\s+)?(?:" + _alternation(_ZONES) + r")\s+time\b\s*(?:[.;!?)]|$))", re.I
+)
+
+
+def _tail_zone(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Times without a zone in a sentence that ends on one ("from 11:00 pm on Monday 14
+    December to 1:00 am on Tuesday 15 December, Toronto time") read in that zone."""
+    if not any(q.kind == "time" and not q.utc for q in found):
+        return found
+    tails = list(islice(_ZONE_TAIL.finditer(text), 16))
+    if not tails:
+        return found
+    out = []
+    for q in found:
+        if q.kind == "time" and q.values and not q.utc:
+            for m in tails:
+                if q.end <= m.start() <= q.end + 200 and not re.search(
+                    r"[.;!?]\s", text[q.end : m.start()]
+                ):
+                    offsets = _zone_after(text, m.end())
+                    if offsets:
+                        q = replace(q, utc=_in_utc(q.values, offsets))
+                    break
+        out.append(q)
+    return out
+
+
+_ON_DAY = re.compile(
+    r"\s*(?:\(?[A-Za-z]{1,5}\)?\s*)?,?\s+on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?",
+    re.I,
+)
+
+
 def _zoned_dates(text: str, found: list[Quantity]) -> list[Quantity]:
     """A date said with a time in a zone also reads as that moment's date in the other zones
     involved: "10:00 pm Eastern on Thursday, 12/03/2026" is 03:00 UTC on 12/04, and a tool's
@@ -1000,7 +1070,10 @@ def _zoned_dates(text: str, found: list[Quantity]) -> list[Quantity]:
                 if not re.search(r"[.;!?]\s", text[min(t.end, q.end) : max(t.start, q.start)])
             ]
             if near:
-                t = min(near, key=lambda t: abs(t.start - q.start))
+                # the time said of this day ("11:00 pm on Monday 14 December to 1:00 am on
+                # Tuesday 15 December": 11:00 pm), else the nearest
+                of_day = [t for t in near if _ON_DAY.fullmatch(text, t.end, q.start)]
+                t = min(of_day or near, key=lambda t: abs(t.start - q.start))
                 shifts = {
                     -1 if u - v > 720 else 1 if v - u > 720 else 0 for v in t.values for u in t.utc
                 } - {0}
@@ -1600,8 +1673,9 @@ _ALLOWANCE = _count_field(
     "total|purchased|included|allowed|allowance|bought|booked", "total|purchased|included|allowed"
 )
 _USED_FIELD = _count_field(
-    "used|taken|consumed|redeemed|completed|attended|spent",
-    "used|taken|consumed|redeemed|completed|attended",
+    # ("Instalments total: 12." beside "Instalments paid: 3.": 9 to go)
+    "used|taken|consumed|redeemed|completed|attended|spent|paid|made",
+    "used|taken|consumed|redeemed|completed|attended|paid",
 )
 
 

@@ -321,7 +321,9 @@ _OPEN_WORD = re.compile(r"\b(?:open|opens|opening\s+hours|hours)\b", re.IGNORECA
 _UNSTATED = re.compile(
     r"\b(?:no|without|lacks?)\s+(?:details?|information|data|mention)\b|\bnot\s+(?:specified|"
     r"mentioned|listed|stated|provided|given|known|available\s+in)\b|\bunknown\b|\bunclear\b|"
-    r"\bdo(?:es)?\s*(?:not|n't)\s+(?:provide|give|list|mention|specify)\b",
+    r"\bdo(?:es)?\s*(?:not|n't)\s+(?:provide|give|list|mention|specify)\b"
+    # "still awaiting their decision" of `decision: null`: what has not come yet
+    r"|\b(?:awaiting|waiting\s+(?:for|on)|pending|yet\s+to|not\s+yet)\b",
     re.IGNORECASE,
 )
 _RECORD_HOURS = re.compile(r"^\s*(\d{1,2}):(\d{1,2})\s*-\s*(\d{1,2}):(\d{1,2})\s*$")

@@ -266,7 +266,8 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "book": ("rebook", "reschedul", "reserv", "moved", "secured"),
     "send": ("resen", "re-sen", "resubmit"),
     # ("request_repeat_prescription": a request made is a thing created)
-    "create": ("reissu", "reorder", "reopen", "request"),
+    # ("I've placed it with the Westcountry Gazette": `notices.submit`)
+    "create": ("reissu", "reorder", "reopen", "request", "placed"),
     # operations on running systems ("I've run the rollout restart", "restarted the pod")
     "restart": ("restart", "reboot", "redeploy", "bounc"),
     "rollback": ("rollback", "undo", "revert"),
@@ -767,6 +768,9 @@ _MONEY_NEXT = re.compile(
 )
 
 
+_TIME_NEXT = re.compile(r"\bto\s+(?:\d{1,2}[:.]\d{2}|\d{1,2}\s*(?:am|pm)\b)", re.I)
+
+
 def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
     """(the families of the action the claim reports, the done verb's match)."""
     families = _claimed_families(claim_text)
@@ -795,6 +799,9 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
         thing = _OBJECT.match(claim_text, done.end())
         kinds = _families(thing.group(1)) if thing else []
         verb = [*verb, *(k for k in kinds if k not in verb)]
+    if "move" in verb and _TIME_NEXT.search(claim_text, done.end() if done else 0):
+        # "I've moved the cortège's departure to 10:35": a time changed by an update call
+        verb = [*verb, "update"]
     if verb == ["order"]:
         # "I've ordered a replacement": ordering is done by whatever call makes the thing
         # ordered (`issue_replacement`), so the object's kinds count beside it

@@ -1967,3 +1967,61 @@ def test_a_free_grant_with_its_condition_later_in_its_own_clause() -> None:
         "within mainland UK."
     )
     assert check_condition(kept, [offer]) is None
+
+
+def tool_source(text: str, source_id: str = "tool:shop.get:c1") -> Source:
+    return Source(source_id=source_id, kind="tool_result", text=text)
+
+
+def test_a_zone_with_summer_time_in_the_season_of_the_answers_dates() -> None:
+    # hand80-02 (held out): "That's 2:00 pm Chicago time (19:00 UTC)" after "on Wednesday 20
+    # January": CST, so 19:00 UTC is 1:00 pm
+    sources = [tool_source("Output:\nStart utc: 2027-01-20T19:00:00Z. Host: Priya.")]
+    answer = "The session is on Wednesday 20 January. That's {} Chicago time, so log in early."
+    claim = "That's {} Chicago time, so log in early."
+    for said, ok in (("1:00 pm", True), ("2:00 pm", False)):
+        result = check_numbers(claim.format(said), [], sources, answer.format(said))
+        assert result.passed is ok, (said, result.detail)
+
+
+def test_a_local_time_in_the_zone_of_another_time_the_answer_gives() -> None:
+    # hand81-16 (held out): "3:30pm Italian time" for 13:30Z, then "at 2:15pm local time"
+    sources = [
+        tool_source(
+            "Output:\nEvents 1: Name: transfer. Start utc: 2027-06-05T12:15:00Z.\n"
+            "Events 2: Name: ceremony. Start utc: 2027-06-05T13:30:00Z."
+        )
+    ]
+    first = "The ceremony starts at 3:30pm Italian time on Saturday 5 June."
+    claim = "The transfer will collect your guests at {} local time."
+    for said, ok in (("2:15pm", True), ("1:15pm", False), ("3:15pm", False)):
+        answer = f"{first} {claim.format(said)}"
+        assert check_numbers(claim.format(said), [], sources, answer).passed is ok, said
+
+
+def test_a_zone_that_closes_the_sentence_and_the_day_of_each_time() -> None:
+    # hand80-23 (held out): "from 11:00 pm on Monday 14 December to 1:00 am on Tuesday 15
+    # December, Toronto time" for 04:00Z-06:00Z on 15 December
+    sources = [
+        tool_source(
+            "Output:\nWindow start: 2026-12-15T04:00:00Z. Window end: 2026-12-15T06:00:00Z."
+        )
+    ]
+    said = "It runs from {} on Monday 14 December to 1:00 am on Tuesday 15 December, Toronto time."
+    assert check_numbers(said.format("11:00 pm"), [], sources).passed is True
+    assert check_numbers(said.format("10:00 pm"), [], sources).passed is False
+
+
+def test_turning_something_off_up_to_a_time_before_is_a_deadline() -> None:
+    # hand80-01 (held out): "switch off auto-renew up to 24 hours before" against "You can
+    # turn off auto-renew up to 24 hours before the renewal date."
+    policy = doc("You can turn off auto-renew up to 24 hours before the renewal date.")
+    claim = "You can switch off auto-renew up to 24 hours before its renewal date."
+    assert check_numbers(claim, [], [policy]).passed is True
+
+
+def test_instalments_paid_leave_the_rest_to_go() -> None:
+    # hand81-11 (held out): "He's paid 3 instalments so far, which leaves 9 to go"
+    plan = tool_source("Output:\nInstalments total: 12. Instalments paid: 3.")
+    assert check_numbers("He's paid 3 so far, which leaves 9 to go.", [], [plan]).passed is True
+    assert check_numbers("He's paid 3 so far, which leaves 8 to go.", [], [plan]).passed is False

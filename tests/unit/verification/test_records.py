@@ -318,3 +318,14 @@ def test_a_calls_empty_field_that_another_call_was_to_fill_says_nothing() -> Non
     alone = record_facts(response([], tool_results=[get]))
     result = check_record("Assembly for a bed frame is £59.", alone)
     assert result is not None and result.passed is False
+
+
+def test_awaiting_what_a_record_leaves_empty_is_what_it_says() -> None:
+    # hand81-03 (held out): "is still awaiting their decision" of `decision: null`
+    order = {"order_id": "M-1", "parish_approval": {"status": "submitted", "decision": None}}
+    facts = record_facts(
+        response([], tool_results=[{"tool": "masons.get_order", "call_id": "c1", "output": order}])
+    )
+    assert check_record("It is still awaiting their decision.", facts) is None
+    said = check_record("Their decision came through on Monday.", facts)
+    assert said is not None and said.passed is False

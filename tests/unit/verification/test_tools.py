@@ -2265,3 +2265,44 @@ def test_where_a_van_is_when_its_tracking_failed() -> None:
     tracked = call("shop.track_vehicle", {"stops_away": 3, "state": "on_route"})
     checks = ground_in_tools(claim, [], [order, tracked], [])
     assert not any(c.name == "tool_fact" and c.passed is False for c in checks)
+
+
+def test_placing_a_notice_is_making_it() -> None:
+    # hand81-24 (held out): "I've placed it with the Westcountry Gazette under case LF-9021"
+    # after notices.submit timed out
+    timed_out = call("notices.submit", None, status="timeout", case_id="LF-9021")
+    said = "I've placed it with the Westcountry Gazette under case LF-9021."
+    assert check_action(said, [timed_out]).passed is False
+    done = call("notices.submit", {"status": "submitted"}, case_id="LF-9021")
+    assert check_action(said, [done]).passed is True
+
+
+def test_a_time_moved_by_an_update_call() -> None:
+    # hand81-01 (held out): "I've moved the cortège's departure to 10:35 instead of 10:15"
+    update = call(
+        "cortege.update_departure",
+        {"depart": "2026-11-13T10:35:00+00:00", "previous_depart": "2026-11-13T10:15:00+00:00"},
+        booking_id="NG-5128",
+    )
+    said = "I've moved the cortège's departure to {} instead of 10:15."
+    assert check_action(said.format("10:35"), [update]).passed is True
+    assert check_action(said.format("10:45"), [update]).passed is False
+
+
+def test_a_days_date_read_in_the_zone_the_claim_names() -> None:
+    # hand80-23 (held out): 11:00 pm on 14 December Toronto time is 04:00Z on 15 December
+    maintenance = call(
+        "hosting.get_maintenance",
+        {
+            "server_id": "cs-ded-0419",
+            "window_start": "2026-12-15T04:00:00Z",
+            "window_end": "2026-12-15T06:00:00Z",
+        },
+    )
+    said = "The maintenance on cs-ded-0419 runs from 11:00 pm on {} to 1:00 am on {}, Toronto time."
+    facts = check_tool_facts(
+        said.format("Monday 14 December", "Tuesday 15 December"), [maintenance]
+    )
+    assert facts is not None and facts.passed is True
+    wrong = check_tool_facts(said.format("Sunday 13 December", "Monday 14 December"), [maintenance])
+    assert wrong is not None and wrong.passed is False
