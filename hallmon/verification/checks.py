@@ -1485,7 +1485,13 @@ _ELEMENT = re.compile(r"^(?P<list>[A-Za-z][\w ]*?) \d+: ")
 _STATE_WORDS = frozenset(_UP + _DOWN + ("done", "completed", "pending", "open", "closed"))
 
 
-_Line = tuple[str | None, frozenset[str], frozenset[str]]  # list, names, value words
+# list, names, value words; the value words of fields about an account, not a system
+_Line = tuple[str | None, frozenset[str], frozenset[str], frozenset[str]]
+# "Billing status: active" says how the account stands, not whether its server is up
+_ACCOUNT_KEY = re.compile(
+    r"\b(?:billing|payment|subscription|invoice|account|plan|membership|contract|renewal|card)\b",
+    re.I,
+)
 
 
 @lru_cache(maxsize=64)
@@ -1512,10 +1518,16 @@ def _state_lines(body: str) -> tuple[_Line, ...]:
         words = frozenset(
             w
             for key, value in pairs
-            if not _FREE_TEXT_KEY.match(key)
+            if not _FREE_TEXT_KEY.match(key) and not _ACCOUNT_KEY.search(key)
             for w in re.findall(r"[a-z]+", value.lower())
         )
-        out.append((element.group("list") if element else None, names, words))
+        of_account = frozenset(
+            w
+            for key, value in pairs
+            if _ACCOUNT_KEY.search(key)
+            for w in re.findall(r"[a-z]+", value.lower())
+        )
+        out.append((element.group("list") if element else None, names, words, of_account))
     return tuple(out)
 
 
@@ -1525,30 +1537,42 @@ def _state_values(body: str, claim_text: str) -> set[str]:
     list only the elements the claim names when it names some ("the Amsterdam gateway")."""
     lines = _state_lines(body)
     claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
+    # (an account's own state when the claim is about the account: "your account is active")
+    of_account = bool(_ACCOUNT_KEY.search(claim_text))
     claim_parts = {p for w in claim_words for p in re.split(r"[_-]", w) if len(p) >= 3}
     # of a list, the elements whose names say most of what the claim says ("the mobile ticket
     # wallet" is `mobile_ticket_wallet`, not `ticket_purchase`)
     best: dict[str, int] = {}
     said: list[int] = []
-    for listed, names, _ in lines:
+    for listed, names, _, _ in lines:
         parts = {p for n in names for p in re.split(r"[_-]", n) if len(p) >= 3}
         hits = len(names & claim_words) * 10 + len(parts & claim_parts)
         said.append(hits)
         if listed is not None and hits:
             best[listed] = max(best.get(listed, 0), hits)
     named: dict[str, set[int]] = {}
-    for i, (listed, _, _) in enumerate(lines):
+    for i, (listed, _, _, _) in enumerate(lines):
         if listed is not None and listed in best and said[i] == best[listed]:
             named.setdefault(listed, set()).add(i)
     words: set[str] = set()
-    for i, (listed, _, value_words) in enumerate(lines):
+    for i, (listed, _, value_words, account_words) in enumerate(lines):
         if listed is not None and listed in named and i not in named[listed]:
             continue
-        words |= value_words
+        words |= value_words | (account_words if of_account else frozenset())
     return words
 
 
 _SLOWED = frozenset({"delays", "delayed", "slowly", "slow"})
+
+
+def _unaccounted_words(body: str) -> list[str]:
+    """The words of a tool body's fields, keys and values, but those about an account."""
+    return [
+        w
+        for f in _FIELD.finditer(body)
+        if not _ACCOUNT_KEY.search(f.group("key"))
+        for w in re.findall(r"[a-z]+", f.group(0).lower())
+    ]
 
 
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
@@ -1657,6 +1681,24 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             passed=False,
             detail=f"no telemetry reports it: {_tool_name(failed[0])} ({failed[0].source_id}) "
             f"returned status {_tool_status(failed[0])}",
+        )
+    if (
+        (claim_up or claim_down)
+        and not failed
+        # (keys too: "Router online: yes" reads the router's state)
+        and not any(
+            any(_polarity(words)) or any(_polarity(_unaccounted_words(_body(t) or t.text)))
+            for t, words in relevant
+        )
+        and not any(_STATUS_TOOL.search(_tool_name(t)) for t, _ in relevant)
+    ):
+        # "it's up and responding normally" of a server an account lookup names: nothing read
+        # any state of it
+        return CheckResult(
+            name="system_state",
+            passed=False,
+            detail=f"tool results name {subject or 'the system'} but none reads its state "
+            f"({', '.join(t.source_id for t, _ in relevant)})",
         )
     return CheckResult(
         name="system_state",

@@ -161,6 +161,9 @@ _POLITE_CORE = (
     rf"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b{_TAIL})?"
     rf"|(?:happy|glad)\s+to\s+help\b{_TAIL}"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
+    # "Great choice!", "All set for the move!": the user's choice praised, no content
+    r"|(?:that['’]s\s+a\s+)?(?:great|good|excellent|lovely|wise)\s+choice"
+    r"|(?:you['’]re\s+)?all\s+set\s+for\s+(?:the|your)\s+[\w-]+"
     r"|(?:yes,?\s+)?(?:that|it)(?:['’]s|\s+is)\s+(?:all\s+)?(?:done|sorted|set\s+up)"
     r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
     r"all done|all sorted|sorted|all good|"

@@ -269,7 +269,8 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     # ("I've placed it with the Westcountry Gazette": `notices.submit`)
     "create": ("reissu", "reorder", "reopen", "request", "placed"),
     # operations on running systems ("I've run the rollout restart", "restarted the pod")
-    "restart": ("restart", "reboot", "redeploy", "bounc"),
+    # ("I tried to restart it" of `resume_migration`)
+    "restart": ("restart", "reboot", "redeploy", "bounc", "resum"),
     "rollback": ("rollback", "undo", "revert"),
     "failover": ("failover", "switchover"),
     # starting or stopping a machine or a job ("I've started wm-07", `start_machine`)
@@ -943,6 +944,10 @@ _STATUS_WORDS = (
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
     "overdue", "past due", "draft", "scheduled", "degraded", "operational", "received",
     "cleared", "settled", "come back", "came back",
+    # "it's still waiting for your approval" of `proof_status: awaiting_approval`
+    "awaiting approval", "awaiting your approval", "waiting for approval",
+    "waiting for your approval", "awaiting payment", "awaiting your payment",
+    "waiting for payment", "waiting for your payment",
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
@@ -1095,6 +1100,12 @@ _STATUS_ALIASES = {
     "on its way": "on the way",
     "en route": "on the way",
     "came back": "come back",
+    "awaiting your approval": "awaiting approval",
+    "waiting for approval": "awaiting approval",
+    "waiting for your approval": "awaiting approval",
+    "awaiting your payment": "awaiting payment",
+    "waiting for payment": "awaiting payment",
+    "waiting for your payment": "awaiting payment",
 }
 # money or goods that arrived, whatever was done with them since ("your deposit has been
 # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
@@ -1429,11 +1440,23 @@ def _named_clauses(claim_text: str, idents: Sequence[str]) -> str:
 
 def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
     """The call's statuses the claim says as the tool spells them ("investigating", "awaiting
-    pickup"), beyond the common status words."""
+    pickup"), beyond the common status words, or in words a status alias reads as it
+    ("waiting for your approval" for `awaiting_approval`)."""
+    aliased = {
+        _STATUS_ALIASES[w]
+        for m in _STATUS_RE.finditer(claim_text)
+        if (w := " ".join(m.group(1).lower().split())) in _STATUS_ALIASES
+    }
+    # (a thing's own status field too: `proof_status`)
+    own = {
+        _norm_status(v)
+        for k, v in call.fields
+        if aliased and re.search(r"_(?:status|state)$", k.rsplit(".", 1)[-1])
+    }
     return {
         v
-        for v in _statuses(call)
-        if len(v) >= 5 and re.search(rf"\b{re.escape(v)}\b", claim_text, re.I)
+        for v in _statuses(call) | own
+        if len(v) >= 5 and (re.search(rf"\b{re.escape(v)}\b", claim_text, re.I) or v in aliased)
     }
 
 
@@ -2250,6 +2273,22 @@ def check_exception(
                     detail=f"tool {call.tool} ({call.source_id}) charges nothing: "
                     f"{zero[0].split('.', 1)[-1]}=0",
                 )
+    if "discount" in found:
+        # "the 10% block discount takes £41 off" of a block whose `discount_pct` is 10
+        said = {v for q in extract_quantities(claim_text, True) for v in q.values if v}
+        for call in calls:
+            given = [
+                k
+                for k, v in call.fields
+                if "discount" in k.lower() and (n := _as_number(v)) and n in said
+            ]
+            if call.status == "ok" and given:
+                return CheckResult(
+                    name="commitment",
+                    passed=True,
+                    detail=f"tool {call.tool} ({call.source_id}) gives it: "
+                    f"{given[0].split('.', 1)[-1]}",
+                )
     kind = found[0]
     obj = _favour_words(claim_text)
     backing = [s for s in sources if s.kind in ("document", "tool_result", "memory")]
@@ -2520,7 +2559,7 @@ _READ_STATE = re.compile(
     r"\b(?:has|have|had|was|were|is|are|['’]s|['’]ve)\s+(?:now\s+|already\s+|just\s+|also\s+|"
     r"been\s+|not\s+|n['’]t\s+|yet\s+)*(?:arrived|received|processed|cleared|settled|approved|"
     r"paid|delivered|shipped|completed|resolved|rejected|declined|accepted|credited|landed|"
-    r"gone\s+through|come\s+through|matched|allocated|reconciled|"
+    r"gone\s+through|come\s+through|matched|allocated|reconciled|ready|marked|graded|assessed|"
     r"come\s+back\s+(?:as\s+)?(?:valid|clear|approved|eligible|negative|positive|fine|ok))\b",
     re.I,
 )
@@ -2546,16 +2585,20 @@ _TRACKED_AS = {
 
 
 def _failed_tracking(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
-    """ "The van is out on its route now" when `track_vehicle` failed and no call that
-    succeeded is about the vehicle: where it is, which nothing read."""
-    where = _WHERE_NOW.search(claim_text)
+    """ "The van is out on its route now" when `track_vehicle` failed, "his ashes are ready"
+    when `get_ashes_status` did, and no call that succeeded is about the thing: where it is
+    or its state, which nothing read."""
+    where = _WHERE_NOW.search(claim_text) or _READ_STATE.search(claim_text)
     if where is None or _CONDITION_BEFORE.search(claim_text[: where.start()]):
         return None
-    said = {w.lower() for w in re.findall(r"[A-Za-z]+", claim_text[: where.start()])}
+    said = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", claim_text[: where.start()])}
 
     def about(call: ToolCall) -> bool:
         nouns = set(_name_words(call.tool)[1:] if "." in call.tool else _name_words(call.tool))
-        return any(said & _TRACKED_AS.get(n, frozenset({n})) for n in nouns - _LOOKUP_VERBS)
+        return any(
+            said & {stem(w) for w in _TRACKED_AS.get(n, frozenset({n}))}
+            for n in nouns - _LOOKUP_VERBS
+        )
 
     failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and about(c)]
     if not failed or any(c.status == "ok" and about(c) for c in calls):
@@ -2565,7 +2608,7 @@ def _failed_tracking(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
         name="tool_fact",
         passed=False,
         detail=f"'{where.group(0).strip()}', but the lookup {call.tool} ({call.source_id}) "
-        f"failed ({call.status}): nothing read where it is",
+        f"failed ({call.status}): nothing read it",
     )
 
 

@@ -2025,3 +2025,18 @@ def test_instalments_paid_leave_the_rest_to_go() -> None:
     plan = tool_source("Output:\nInstalments total: 12. Instalments paid: 3.")
     assert check_numbers("He's paid 3 so far, which leaves 9 to go.", [], [plan]).passed is True
     assert check_numbers("He's paid 3 so far, which leaves 8 to go.", [], [plan]).passed is False
+
+
+def test_a_server_an_account_lookup_names_has_no_state_read() -> None:
+    # hand80-15 (held out): "it's up and responding normally" beside an account lookup that
+    # names the server and says `billing_status: active`
+    account = {"tool": "host.get_account", "call_id": "c1", "output": {"account_id": "SN-2",
+               "billing_status": "active", "server": "shared-eu-07"}}  # fmt: skip
+    said = "I've checked that server and it's up and responding normally."
+    result = check_system_state(said, sources_for(tool_results=[account]))
+    assert result.passed is False
+    # a flag in the key reads the state ("Router online: yes")
+    line = {"tool": "line.run_test", "call_id": "c2", "output": {"line_id": "BB-1",
+            "router_online": True}}  # fmt: skip
+    router = check_system_state("Your router is online.", sources_for(tool_results=[line]))
+    assert router.passed is not False

@@ -534,3 +534,10 @@ def test_thanks_for_what_the_user_did_is_courtesy() -> None:
     assert texts("Thanks for measuring up, that's really helpful. The sofa arrives Tuesday.") == [
         "The sofa arrives Tuesday."
     ]
+
+
+def test_praise_for_the_users_choice_is_courtesy() -> None:
+    # hand78-09 / hand78-12 (held out): "All set for the move!", "Great choice!"
+    for courtesy in ("All set for the move!", "Great choice!"):
+        text = f"{courtesy} Your block BLK-A-5512 is set up."
+        assert [c.text for c in extract_claims(text).claims] == ["Your block BLK-A-5512 is set up."]

@@ -2306,3 +2306,45 @@ def test_a_days_date_read_in_the_zone_the_claim_names() -> None:
     assert facts is not None and facts.passed is True
     wrong = check_tool_facts(said.format("Sunday 13 December", "Monday 14 December"), [maintenance])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_discount_a_call_gives() -> None:
+    # hand78-12 (held out): "the 10% block discount takes £41 off" of `discount_pct: 10`
+    block = call("school.create_block", {"block_id": "BLK-A-5512", "discount_pct": 10})
+    said = "I've applied the 10% block discount to BLK-A-5512."
+    given = check_exception(said, [], [block])
+    assert given is not None and given.passed is True
+    more = check_exception("I've applied a 15% block discount to BLK-A-5512.", [], [block])
+    assert more is not None and more.passed is False
+
+
+def test_a_state_of_a_thing_whose_lookup_failed() -> None:
+    # hand81-04 / hand80-08 (held out): "his ashes are ready now" after get_ashes_status
+    # errored; "Your Module 3 assignment (DM-M3-A2) has been marked" after the grade lookup did
+    case = call("funeral.get_case", {"case_id": "MV-2264", "cremation_date": "2026-11-12"})
+    ashes = call("funeral.get_ashes_status", {"error": "ERR_CASE_LOCKED"}, status="error")
+    ready = Claim(
+        id="c1", text="I've checked, and his ashes are ready now.", span=Span(start=0, end=41)
+    )
+    fact = next(c for c in ground_in_tools(ready, [], [case, ashes], []) if c.name == "tool_fact")
+    assert fact.passed is False
+    grade = call(
+        "school.get_submission_grade",
+        {"error": "UNAVAILABLE"},
+        status="error",
+        assignment_id="DM-M3-A2",
+    )
+    marked = Claim(
+        id="c2",
+        text="Your Module 3 assignment (DM-M3-A2) has been marked.",
+        span=Span(start=0, end=52),
+    )
+    fact = next(c for c in ground_in_tools(marked, [], [grade], []) if c.name == "tool_fact")
+    assert fact.passed is False
+
+
+def test_a_status_said_as_waiting_for_it() -> None:
+    # hand81-18 (held out): "it's still waiting for your approval" of `proof_status`
+    proof = call("print.get_proof", {"order_id": "WB-3342", "proof_status": "awaiting_approval"})
+    facts = check_tool_facts("It's still waiting for your approval.", [proof])
+    assert facts is not None and facts.passed is True
