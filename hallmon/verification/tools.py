@@ -2275,12 +2275,12 @@ def check_exception(
                 )
     if "discount" in found:
         # "the 10% block discount takes £41 off" of a block whose `discount_pct` is 10
-        said = {v for q in extract_quantities(claim_text, True) for v in q.values if v}
+        figures = {v for q in extract_quantities(claim_text, True) for v in q.values if v}
         for call in calls:
             given = [
                 k
                 for k, v in call.fields
-                if "discount" in k.lower() and (n := _as_number(v)) and n in said
+                if "discount" in k.lower() and (n := _as_number(v)) and n in figures
             ]
             if call.status == "ok" and given:
                 return CheckResult(
