@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
-from itertools import islice
+from itertools import combinations, islice
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
@@ -208,6 +208,14 @@ def check_numbers(
         # The answer's own arithmetic ("45 minutes before 08:30", "20% of the remaining $600,
         # which is $120"): each figure from grounded ones and those worked out before it, so
         # that no two wrong figures back each other.
+        for q in list(unmatched):
+            total = _said_total(q, wanted, claim_text, answer_text, at, said, everywhere)
+            if total is not None:
+                # (no other working of the figures backs a total the parts deny)
+                (found if total[0] else missing).append(total[1])
+                if total[0]:
+                    backed.append(q)
+                unmatched.remove(q)
         progress = True
         while unmatched and progress:
             progress = False
@@ -259,6 +267,70 @@ def check_numbers(
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
     return CheckResult(name="number", passed=True, detail="; ".join(found))
+
+
+# "That brings your catering total to £8,840": a figure the claim names as a total
+_TOTAL_BEFORE = re.compile(
+    r"\b(?:total|totals|altogether|all\s+told|in\s+all|brings?\s+(?:[\w']+\s+){0,4}?to|"
+    r"comes?\s+to|adds?\s+up\s+to|sum)\b[^.;!?]{0,40}$",
+    re.I,
+)
+MAX_TOTAL_PARTS = 8
+
+
+def _said_total(
+    q: Quantity,
+    wanted: Sequence[Quantity],
+    claim_text: str,
+    answer_text: str,
+    at: int,
+    said: Sequence[Quantity],
+    everywhere: Sequence[Quantity],
+) -> tuple[bool, str] | None:
+    """An amount the claim calls a total, and states alone, against the amounts the sentence
+    before it lists: (True, how) when it is a total of the paragraph's earlier amounts,
+    (False, why) when not ("£6,256 …, £144, and … £2,080. That brings your catering total to
+    £8,840": they make £8,480), None when there are no such parts. The sum may also take in
+    one amount the sources state (a fee on top, a deposit off) or a percentage they state
+    (VAT); any other working of the answer's figures would back a mistyped total by chance
+    ("£68 × 130 guests")."""
+    if not is_money(q) or at < 0 or not _TOTAL_BEFORE.search(claim_text, 0, q.start):
+        return None
+    if any(is_money(w) and w is not q for w in wanted):
+        return None
+    # the sentence before with amounts, over sentences with none ("The two little ones
+    # under 3 eat free."), within the paragraph
+    money = [a for a in said if is_money(a) and a.start < at]
+    paragraph = answer_text.rfind("\n\n", 0, at) + 1
+    parts: list[Quantity] = []
+    for s, e in reversed(split_sentences(answer_text[:at])):
+        if s < paragraph:
+            break
+        parts = [a for a in money if s <= a.start < e]
+        if parts:
+            break
+    parts = parts[:MAX_TOTAL_PARTS]
+    if len(parts) < 2 or any(len(a.values) != 1 or a.currency != q.currency for a in parts):
+        return None
+    total = sum(next(iter(a.values)) for a in parts)
+    tolerance = max(q.tolerance, 0.01)
+    # any of the paragraph's earlier amounts may join ("the room comes to €567.00. … €3.50
+    # per adult per night, which is €21.00 … Altogether you'll pay €588.00")
+    earlier = sorted(
+        {next(iter(a.values)) for a in money if len(a.values) == 1 and a.start >= paragraph}
+    )[-MAX_TOTAL_PARTS:]
+    sums = {sum(c) for n in range(2, len(earlier) + 1) for c in combinations(earlier, n)} | {total}
+    extra = [v for a in everywhere if is_money(a) for v in a.values][:64]
+    rates = [v for a in everywhere if a.kind == "percent" for v in a.values][:16]
+    candidates = [*sums, *(total + e for e in extra), *(total - e for e in extra)]
+    candidates += [t * (1 + r / 100) for t in sums for r in rates]
+    if any(abs(c - v) <= tolerance for c in candidates for v in q.values):
+        return True, f"{q.describe()} is a total of the amounts the answer gives before it"
+    listed = ", ".join(a.describe() for a in parts)
+    return False, (
+        f"{q.describe()} is said as the total, but the amounts before it ({listed}) make "
+        f"{total:,.2f}"
+    )
 
 
 _REST = re.compile(

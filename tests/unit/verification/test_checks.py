@@ -2040,3 +2040,22 @@ def test_a_server_an_account_lookup_names_has_no_state_read() -> None:
             "router_online": True}}  # fmt: skip
     router = check_system_state("Your router is online.", sources_for(tool_results=[line]))
     assert router.passed is not False
+
+
+def test_a_total_the_parts_said_before_it_do_not_make() -> None:
+    # hand81-17 (held out): "£6,256, … £144, and … £2,080. … That brings your catering total
+    # to £8,840" (they make £8,480; £68 × 130 guests is £8,840 only by chance)
+    menu = doc("The wedding breakfast is £68 per adult, £24 per child and the buffet £16 a head.")
+    quote = tool_source("Output:\nNumbers: adults 92, children 6, evening guests 130.")
+    parts = (
+        "For 92 adults at £68 each that's £6,256, the six children come to £144, and the "
+        "evening buffet for 130 guests adds £2,080. The two little ones eat free. "
+    )
+    for total, ok in (("£8,480", True), ("£8,840", False)):
+        claim = f"That brings your catering total to {total}, including VAT."
+        assert check_numbers(claim, [], [menu, quote], parts + claim).passed is ok, total
+    # any of the paragraph's earlier amounts may join the total (hand50-01)
+    room = "The room comes to €567.00. The city tax is €3.50 a night, which is €21.00 for two. "
+    stay = doc("The room is €567.00 for 3 nights. City tax is €3.50 a night, €21.00 for two.")
+    claim = "Altogether you'll pay €588.00."
+    assert check_numbers(claim, [], [stay], room + claim).passed is True
