@@ -161,6 +161,12 @@ _POLITE_CORE = (
     rf"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b{_TAIL})?"
     rf"|(?:happy|glad)\s+to\s+help\b{_TAIL}"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
+    # an offer on the user's reply ("If you let me know which date suits you, I can check the
+    # Heron Room's availability"): what the agent would do next, no fact
+    rf"|if\s+you\s+(?:(?:can|could|would\s+like\s+to)\s+)?(?:let\s+(?:me|us)\s+know|"
+    rf"tell\s+(?:me|us)|reply|get\s+back\s+to\s+(?:me|us)){_TAIL},\s+(?:i|we)(?:['’]ll|"
+    rf"\s+will|\s+can|\s+could|['’]d\s+be\s+happy\s+to|\s+would\s+be\s+happy\s+to)\s+"
+    rf"(?:check|look|see|find|confirm|book|arrange|get|sort|set|send|help){_TAIL}"
     # "Great choice!", "All set for the move!": the user's choice praised, no content
     r"|(?:that['’]s\s+a\s+)?(?:great|good|excellent|lovely|wise)\s+choice"
     r"|(?:you['’]re\s+)?all\s+set\s+for\s+(?:the|your)\s+[\w-]+"

@@ -171,7 +171,7 @@ _DATE_PATTERNS = [
     # A tool's year-month ("entry": "2027-09") is that month, as "September 2027" is.
     re.compile(r"(?<![\w-])(?P<year>(?:19|20)\d\d)-(?P<mnum>0[1-9]|1[0-2])(?![\w-])"),
 ]
-_RANGE_WORD = r"\s*(?:-|–|—|to|and|until|till|through)\s*"
+_RANGE_WORD = r"\s*(?:-|–|—|to|and|or|until|till|through)\s*"
 # "Friday 19 and Wednesday 24 June": each day of the range may carry its weekday
 _WEEKDAY_BEFORE = r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?"
 _DAY_RANGES = [
@@ -410,6 +410,22 @@ _RANGE_TO_TIME = re.compile(
 )
 
 
+# "For you in London that's 15:00 to 16:30": the zone said before the time
+_ZONE_BEFORE = re.compile(
+    r"\b(?P<in>in\s+(?:" + _PLACES + r"))\s*,?\s+(?:that['’]s|that\s+is|it['’]s|it\s+is|"
+    r"which\s+is|that['’]ll\s+be|it['’]ll\s+be|(?:that|it)\s+will\s+be)\s+"
+    r"(?:(?:from\s+)?\d{1,2}(?::\d{2})?\s*(?:[ap]\.?\s?m\.?)?\s*(?:to|-|–|until|till)\s*)?$",
+    re.I,
+)
+
+
+def _zone_before(text: str, start: int) -> tuple[float, ...]:
+    """UTC offsets (hours) of a place named right before a time ("in London that's 15:00")."""
+    window = max(0, start - 80)
+    m = _ZONE_BEFORE.search(text, window, start)
+    return _zone_after(text, m.start("in")) if m else ()
+
+
 def _range_zone(text: str, end: int) -> tuple[float, ...]:
     m = _RANGE_TO_TIME.match(text, end)
     return _zone_after(text, m.end()) if m else ()
@@ -569,6 +585,19 @@ def _half_unit(literal: str, scale: float) -> float:
 
 
 _ZONE_WORD = re.compile(r"\b(?:" + _alternation(_ZONES) + r")\b", re.I)
+
+
+@lru_cache(maxsize=64)
+def named_zone_offsets(text: str) -> frozenset[float]:
+    """UTC offsets (hours) of the places and zones a text names ("Berlin is an hour ahead of
+    London in May": 2 and 1), UTC itself left out; a zone with summer time only where the
+    text's dates say which."""
+    out: set[float] = set()
+    for m in islice(_ZONE_WORD.finditer(text[:20_000]), 16):
+        offsets = _zone_after(text, m.start()) if len(m.group(0)) > 3 else ()
+        if len(offsets) == 1:  # (a place's, or a zone word's, in a season the text names)
+            out.add(float(offsets[0]))
+    return frozenset(out - {0.0})
 
 
 def claim_quantities(claim_text: str, answer_text: str = "") -> tuple[Quantity, ...]:
@@ -743,7 +772,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
         pm = m.group("ampm").lower().startswith("p")
         second = float((h2 % 12 + (12 if pm else 0)) * 60 + m2)
         opening = {float((h1 % 12) * 60 + m1), float((h1 % 12 + 12) * 60 + m1)}
-        zone = _zone_after(text, m.end())
+        zone = _zone_after(text, m.end()) or _zone_before(text, m.start())
         take(Quantity("time", text[m.start() : m.end("h1m")], m.start(), m.end("h1m"),
                       values=frozenset(opening),
                       utc=_in_utc(frozenset(opening), zone)))  # fmt: skip
@@ -774,7 +803,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             minutes = {float((hour % 12 + (12 if pm else 0)) * 60 + minute)}
             end = part.end()
         # "03:00 to 04:00 UTC": the zone after the range's second time is the first's too
-        zone = _zone_after(text, end) or _range_zone(text, end)
+        zone = _zone_after(text, end) or _range_zone(text, end) or _zone_before(text, m.start())
         take(Quantity("time", m.group(0).strip(), m.start(), m.end(), values=frozenset(minutes),
                       utc=_in_utc(frozenset(minutes), zone)))  # fmt: skip
 
@@ -1451,6 +1480,11 @@ MAX_DERIVED = 32
 """Percentages and bases tried per claimed amount (bounds hostile input)."""
 
 
+def _offsets(q: Quantity) -> frozenset[float]:
+    """The UTC offsets (minutes) a zoned time's readings imply."""
+    return frozenset((v - u) % 1440 for v in q.values for u in q.utc)
+
+
 def derived_from(
     q: Quantity,
     known: Sequence[Quantity],
@@ -1519,6 +1553,12 @@ def derived_from(
                 n = int(amount)
                 if q.kind == "time" and key in _MINUTE_STEPS:
                     step = n * _MINUTE_STEPS[key]
+                    if q.utc and base.utc and _offsets(q) != _offsets(base):
+                        # times in two zones: the zones say how far apart they are, and an
+                        # hour "apart" is then a conversion gone wrong ("22:30 in Dubai" for
+                        # 18:30 UK time in July); in one zone it is a length ("04:12 UTC, so
+                        # not before 05:12 UTC")
+                        continue
                     moved = {(v + s) % 1440 for v in base.values for s in (step, -step)}
                     if moved & q.values:
                         return f"{q.describe()} is {base.describe()} and {d.describe()} apart"

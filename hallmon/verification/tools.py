@@ -905,7 +905,9 @@ def check_action(
 
 
 _COUNT = re.compile(
-    r"\b(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?(?P<noun>[a-z]{3,})\b", re.I
+    # (not the digits of an id: "order CL-2207 for your two boards")
+    r"(?<![\w-])(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?(?P<noun>[a-z]{3,})\b",
+    re.I,
 )
 _COUNT_KEYS = frozenset({"quantity", "qty", "count", "number"})
 
@@ -2252,17 +2254,31 @@ def check_exception(
         # "I've swapped it … at no extra cost": the swap's `price_change` is 0.
         acted = set(_action_of(claim_text)[0])
         said_words = content_tokens(claim_text)
+        counted = {float(n) for n in counts_in(claim_text)} | {
+            float(NUMBER_WORDS[w])
+            for w in re.findall(r"[a-z]+", claim_text.lower()[:2000])
+            if w in NUMBER_WORDS
+        }
         for call in calls:
             # ("there's no stair-carry charge": `stair_carry_charge_pence: 0` names the charge)
             named_zero = any(
                 v == 0 and _CHARGE_KEY.search(k) and (_key_words(k) - _CHARGE_WORDS) & said_words
                 for k, v, _ in call.amounts()
             )
+            # "Two of them are covered by your free daily guest allowance": `free_guests: 2`
+            free_count = [
+                k
+                for k, v in call.fields
+                if "free" in k.rsplit(".", 1)[-1].lower()
+                and (n := _as_number(v)) is not None
+                and n in counted
+            ]
             if call.status != "ok" or not (
                 any(call.holds(i) for i in idents)
                 or call in _about(claim_text, [call])
                 or (acted and not _is_lookup(call.tool) and acted & set(_kinds(call.tool)))
                 or named_zero
+                or free_count
             ):
                 continue
             zero = [k for k, v, _ in call.amounts() if v == 0 and _CHARGE_KEY.search(k)]
@@ -2272,6 +2288,13 @@ def check_exception(
                     passed=True,
                     detail=f"tool {call.tool} ({call.source_id}) charges nothing: "
                     f"{zero[0].split('.', 1)[-1]}=0",
+                )
+            if free_count:
+                return CheckResult(
+                    name="commitment",
+                    passed=True,
+                    detail=f"tool {call.tool} ({call.source_id}) gives them free: "
+                    f"{free_count[0].split('.', 1)[-1]}",
                 )
     if "discount" in found:
         # "the 10% block discount takes £41 off" of a block whose `discount_pct` is 10

