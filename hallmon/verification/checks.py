@@ -31,6 +31,7 @@ from hallmon.verification.numbers import (
     counted_kind,
     counts_in,
     deadline_before,
+    declared_zone,
     derived_from,
     differs_by_one_digit,
     distinct_quantities,
@@ -38,6 +39,7 @@ from hallmon.verification.numbers import (
     figure_index,
     find_in,
     find_match,
+    in_zone,
     is_money,
     left_over,
     listed_total,
@@ -102,6 +104,12 @@ _FROM_TODAY = re.compile(
 )
 
 
+_YOUR_TIME = re.compile(
+    r"\s*(?:\(?\s*)?(?:your\s+(?:local\s+)?time|for\s+you|where\s+you\s+are|local\s+time)\b",
+    re.I,
+)
+
+
 def check_numbers(
     claim_text: str,
     evidence: Sequence[Evidence],
@@ -119,6 +127,14 @@ def check_numbers(
     wanted = claim_quantities(claim_text, answer_text)
     if not wanted:
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
+    # times without a zone are in the zone a policy says times are given in ("Delivery
+    # windows … are given to customers in UK local time": 11am in July is 10:00 UTC)
+    zone = declared_zone(tuple(s.text for s in sources), answer_text or claim_text)
+    if zone:
+        # (not one said in the user's own time: "from 10:50 your time")
+        wanted = tuple(
+            q if _YOUR_TIME.match(claim_text, q.end) else in_zone(q, zone) for q in wanted
+        )
     # A sentence-sized claim states a handful of figures; thousands (a pasted table, hostile
     # input) would make each of them a scan of every source figure. The rest are said to be
     # unchecked, not silently passed.
@@ -669,7 +685,7 @@ _AGO = re.compile(r"\W*(?:\w+\s+)?ago\b", re.I)
 _DEADLINE = re.compile(
     r"\b(?:cancel\w*|amend\w*|chang(?:e|es|ed|ing)|withdraw\w*|resched\w*|opt\s+out|"
     r"notify|notice|mov(?:e|es|ed|ing)|swap\w*|switch\w*|transferr?\w*|upgrad\w*|exchang\w*|"
-    r"refund\w*|resell\w*|resold|turn\w*\s+off|disabl\w*|stop\w*|paus\w*|remov\w*|edit\w*|"
+    r"refund\w*|resell\w*|resold|rearrang\w*|postpon\w*|turn\w*\s+off|disabl\w*|stop\w*|paus\w*|remov\w*|edit\w*|"
     r"updat\w*|add(?:s|ed|ing)?)\b(?:(?![.;!?]).){0,60}"
     r"\bup\s+to\s+\S+\s+\S+\s+(?:before|beforehand|ahead|prior|in\s+advance)\b",
     re.I,

@@ -173,7 +173,7 @@ _POLITE_CORE = (
     r"|(?:yes,?\s+)?(?:that|it)(?:['’]s|\s+is)\s+(?:all\s+)?(?:done|sorted|set\s+up)"
     r"|(?:sure|certainly|of course|absolutely|no problem|okay|ok|great|perfect|done|all set|"
     r"all done|all sorted|sorted|all good|"
-    r"you'?re all set|there you go)"
+    r"you'?re all set|there you go|you['’]re\s+in(?=\s*[!.]))"
     rf"|(?:i\s+)?hope\s+(?:this|that|it)\s+helps\b{_TAIL}"
     r"|(?:(?:please|just|simply|do)\s+){0,2}(?:let|feel free to let)\s+(?:me|us)\s+know\b"
     rf"{_TAIL}"

@@ -307,7 +307,8 @@ _ZONE_AFTER = re.compile(
     r"(?:\s+on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+"
     r"[A-Za-z]{3,9}\.?|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?)(?:,?\s+\d{4})?(?=\s+\S+\s+time\b|"
     r"\s+(?:UTC|GMT)\b))?"
-    r"\s*\(?\s*(?:in\s+(?=(?:"
+    # ("11:00 for you in London")
+    r"\s*\(?\s*(?:(?:for\s+(?:you|them|him|her|us)\s+)?in\s+(?=(?:"
     + _PLACES
     + r")\b))?(?:(?P<name>"
     + _alternation(_ZONES)
@@ -585,6 +586,37 @@ def _half_unit(literal: str, scale: float) -> float:
 
 
 _ZONE_WORD = re.compile(r"\b(?:" + _alternation(_ZONES) + r")\b", re.I)
+
+
+# "Delivery windows … are given to customers in UK local time": the zone an answer's times
+# are in, as a policy declares it
+_DECLARED_ZONE = re.compile(
+    r"\b(?:given|shown|displayed|quoted|stated|listed|are|appear)\s+(?:\w+\s+){0,3}?in\s+"
+    r"(?:the\s+)?(?P<name>" + _alternation(_ZONES) + r")\s+(?:local\s+)?time\b",
+    re.I,
+)
+
+
+def declared_zone(source_texts: Sequence[str], answer_text: str) -> tuple[float, ...]:
+    """The UTC offsets (hours) of the zone a source says times are given in, in the season
+    of the answer's dates; () when no source says one, or two say different ones."""
+    names = {
+        " ".join(m.group("name").lower().split())
+        for t in source_texts
+        for m in islice(_DECLARED_ZONE.finditer(t[:20_000]), 4)
+    }
+    if len(names) != 1:
+        return ()
+    dates = "; ".join(m.group(0) for m in islice(_MONTH_NAME.finditer(answer_text[:20_000]), 8))
+    probe = f"{next(iter(names))} time {dates}"
+    return _zone_after(probe, 0)
+
+
+def in_zone(q: Quantity, offsets: Sequence[float]) -> Quantity:
+    """A time said without its zone, read in the zone of `offsets`."""
+    if q.kind != "time" or q.utc or not q.values or len(offsets) != 1:
+        return q
+    return replace(q, utc=_in_utc(q.values, offsets))
 
 
 @lru_cache(maxsize=64)

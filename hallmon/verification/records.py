@@ -237,6 +237,28 @@ def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
             yield _words(piece), negated
 
 
+_HYPOTHETICAL = re.compile(r"\b(?:you['’]d|you\s+would|it\s+would|would\s+cost)\b", re.I)
+
+
+def _said_generically(text: str, fact: RecordFact) -> bool:
+    """Whether the claim names the field's thing only after "a"/"an", or as one the user
+    would have: the kind, not this customer's one."""
+    names = [n for n in fact.names if n]
+    if not names:
+        return False
+    if _HYPOTHETICAL.search(text):
+        return True  # "If you go ahead …, you'd pay £4,155 for the battery": one not had yet
+    said = False
+    for name in names:
+        pattern = r"\s+".join(re.escape(w) for w in name)
+        for m in re.finditer(rf"\b{pattern}s?\b", text, re.I):
+            before = text[max(0, m.start() - 40) : m.start()].lower()
+            if not re.search(r"\b(?:a|an|any|each|every)\s+(?:[\w-]+\s+){0,3}$", before):
+                return False
+            said = True
+    return said
+
+
 def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
     """The record check of one claim, or None when the claim names no yes/no field."""
     if not facts:
@@ -256,7 +278,10 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
             if fact.truth is None:
                 # Only what the claim asserts about an empty field is unbacked: "does not play
                 # music" or "no details on WiFi" may be how the answer reads the empty field.
-                if not negated and not _UNSTATED.search(text):
+                # (a call's empty field says nothing of such a thing in general: "A 10 kWh
+                # battery costs £4,250 fitted" beside an installation's `battery: null`)
+                generic = fact.source_id.startswith("tool:") and _said_generically(text, fact)
+                if not negated and not _UNSTATED.search(text) and not generic:
                     empty.append(fact)
             elif fact.truth == negated:
                 conflicts.append((fact, negated))

@@ -1440,6 +1440,28 @@ def _named_clauses(claim_text: str, idents: Sequence[str]) -> str:
     return " ".join(named) if named and len(clauses) > 1 else claim_text
 
 
+_IN_PROGRESS = frozenset({"processing", "pending", "initiated", "in progress", "submitted",
+                          "issued", "queued", "scheduled"})  # fmt: skip
+
+
+def _own_status(call: ToolCall, said: str, claim_text: str) -> bool:
+    """Whether a status the claim says is that of a part of the call ("payment_status",
+    "refund_status"): the same word, or, said as going on ("is being refunded"), a value in
+    progress of the part its word names."""
+    going = re.search(rf"\bbeing\s+{re.escape(said)}\b", claim_text, re.I) is not None
+    for key, value in call.fields:
+        leaf = key.rsplit(".", 1)[-1].lower()
+        if not leaf.endswith(("_status", "_state")) or leaf in ("status", "state"):
+            continue
+        held = _norm_status(value)
+        if held == said:
+            return True
+        part = leaf.rsplit("_", 1)[0]
+        if going and held in _IN_PROGRESS and stem(part) == stem(said):
+            return True
+    return False
+
+
 def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
     """The call's statuses the claim says as the tool spells them ("investigating", "awaiting
     pickup"), beyond the common status words, or in words a status alias reads as it
@@ -1765,7 +1787,10 @@ def check_tool_facts(
                     f"{' or '.join(str(n) for n in sizes)}"
                 )
         # (a failed call the claim is about holds what was tried: another call's figure)
-        others = [c for c in calls if c is not call and (c.status == "ok" or c in whole)]
+        # (by id: `call` may be a copy with some fields left out, never another call)
+        others = [
+            c for c in calls if c.source_id != call.source_id and (c.status == "ok" or c in whole)
+        ]
         m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
@@ -1785,6 +1810,11 @@ def check_tool_facts(
             if coded or _status_holds(claim_text, said, statuses, listed):
                 # also a word the call holds in another field ("blocked … as lost": `reason`)
                 matched.append(f"status {said}")
+                said_statuses.setdefault(said, set()).add(call.tool)
+            elif _own_status(call, said, claim_text):
+                # "paid on your card" of `payment_status: paid`; "is being refunded" of
+                # `refund_status: processing`: the status of a part, not of the booking
+                matched.append(f"status {said} (of a part of {call.tool})")
                 said_statuses.setdefault(said, set()).add(call.tool)
             elif _names_field(call, said, claim_text):
                 # "the comment period closed on 11 November": `comment_period_closes`, an
@@ -2055,7 +2085,9 @@ _REFUSED_BEFORE = re.compile(
     # "I tried to extend it, but …": an attempt, granted by nothing; "extend it yourself"
     r"tried\s+to|attempted\s+to|"
     # "charging there isn't free at the moment"
-    r"(?:is|are|was|were)(?:n['’]t|\s+not)(?:\s+(?:currently|actually|really|always|yet))?)"
+    r"(?:is|are|was|were)(?:n['’]t|\s+not)(?:\s+(?:currently|actually|really|always|yet))?|"
+    # "less than the 48 hours needed for a free cancellation": what a grant would need
+    r"(?:needed|required|necessary|you\s+need)\s+for)"
     r"(?:\s+\w+){0,2}\s*$",
     re.I,
 )
@@ -2604,6 +2636,8 @@ _TRACKED_AS = {
     "driver": frozenset({"van", "truck", "lorry", "driver", "crew", "courier"}),
     "courier": frozenset({"courier", "driver", "rider", "van"}),
     "fleet": frozenset({"van", "truck", "lorry", "driver", "crew", "vehicle"}),
+    # ("your bank transfer has been received" after `get_payment` failed)
+    "payment": frozenset({"payment", "transfer", "funds", "money", "instalment"}),
 }
 
 

@@ -2119,3 +2119,29 @@ def test_two_days_either_side_of_or_share_the_month() -> None:
     order = tool_source("Output:\nDelivery from: 2027-06-07. Delivery to: 2027-06-08.")
     said = "They should reach you on Monday 7 or Tuesday 8 June."
     assert check_numbers(said, [], [order]).passed is True
+
+
+def test_times_in_the_zone_a_policy_says_they_are_given_in() -> None:
+    # hand79-02 (held out): "between 11am and 3pm" for 11:00Z-15:00Z in July, where "Delivery
+    # windows … are given to customers in UK local time" (10:00Z would be 11am)
+    faq = doc("Delivery windows are 4 hours long and are given to customers in UK local time.")
+    window = tool_source("Output:\nWindow: start 2026-07-09T11:00:00Z, end 2026-07-09T15:00:00Z.")
+    answer = "It will be delivered on Thursday 9 July. The crew will arrive between {} and {}."
+    claim = "The crew will arrive between {} and {}."
+    for times, ok in ((("noon", "4pm"), True), (("11am", "3pm"), False)):
+        result = check_numbers(claim.format(*times), [], [faq, window], answer.format(*times))
+        assert result.passed is ok, (times, result.detail)
+
+
+def test_a_time_before_a_higher_bound_is_a_deadline_for_rearranging() -> None:
+    # hand85-03 (held out): "you can rearrange … free of charge up to 48 hours beforehand"
+    # against "You can rearrange or cancel free of charge up to 48 hours before …"
+    policy = doc(
+        "A Whole-House Energy Audit visit lasts about two hours. Your assessor will need access to every room, the loft hatch and the boiler or hot water cylinder. We'll send a text reminder the day before the visit. You can rearrange or cancel free of charge up to 48 hours before the appointment; after that a £40 late-change fee applies. Appointment times in our booking system are stored in UTC."
+    )
+    said = (
+        "The £145 fee has already been paid, and if you need to rearrange, you can do so free "
+        "of charge up to 48 hours beforehand."
+    )
+    booking = tool_source("Output:\nBooking id: AUD-1. Price pence: 14500. Payment status: paid.")
+    assert check_numbers(said, [], [policy, booking]).passed is True

@@ -329,3 +329,17 @@ def test_awaiting_what_a_record_leaves_empty_is_what_it_says() -> None:
     assert check_record("It is still awaiting their decision.", facts) is None
     said = check_record("Their decision came through on Monday.", facts)
     assert said is not None and said.passed is False
+
+
+def test_a_calls_empty_field_says_nothing_of_the_kind_in_general() -> None:
+    # hand85-17 (held out): "A 10 kWh battery costs £4,250 fitted" beside `battery: null`
+    setup = {"installation_id": "CL-1", "battery": None}
+    facts = record_facts(
+        response(
+            [], tool_results=[{"tool": "solar.get_installation", "call_id": "c1", "output": setup}]
+        )
+    )
+    assert check_record("A 10 kWh battery costs £4,250 fitted.", facts) is None
+    assert check_record("If you go ahead, you'd pay £4,155 for the battery.", facts) is None
+    said = check_record("Your battery is charging normally.", facts)
+    assert said is not None and said.passed is False

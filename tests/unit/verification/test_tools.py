@@ -2368,3 +2368,38 @@ def test_free_guests_a_call_counts() -> None:
         "All three are covered by your free daily guest allowance.", [], [guests]
     )
     assert more is not None and more.passed is False
+
+
+def test_a_status_of_a_part_of_the_call() -> None:
+    # hand84-07 / hand85-21 (held out): "paid on your card" of `payment_status: paid`; "is
+    # being refunded" of `refund_status: processing`
+    booking = call(
+        "gym.book", {"booking_id": "IND-1", "status": "confirmed", "payment_status": "paid"}
+    )
+    paid = check_tool_facts("Booking IND-1 is paid on your card ending 2287.", [booking])
+    assert paid is not None and paid.passed is True
+    cancel = call(
+        "survey.cancel_booking",
+        {"booking_id": "EN-3", "status": "cancelled", "refund_status": "processing"},
+    )
+    refund = check_tool_facts("The rest of EN-3's fee is being refunded to your card.", [cancel])
+    assert refund is not None and refund.passed is True
+    done = check_tool_facts("The rest of EN-3's fee has been refunded to your card.", [cancel])
+    assert done is None or done.passed is not True
+
+
+def test_a_date_field_the_claim_names_on_a_call_with_others() -> None:
+    # hand85-20 (held out): "it was issued on 18 March 2026" when `issued_on` is 24 March and
+    # 18 March is `installed_on` of the same call
+    pack = call(
+        "solar.get_handover_pack",
+        {"installed_on": "2026-03-18", "mcs": {"issued_on": "2026-03-24", "status": "issued"}},
+    )
+    wrong = check_tool_facts("It was issued on 18 March 2026.", [pack])
+    assert wrong is not None and wrong.passed is False
+
+
+def test_what_a_free_grant_would_need_grants_nothing() -> None:
+    # hand85-21 (held out): "less than the 48 hours needed for a free cancellation"
+    said = "As we had 26.5 hours' notice, less than the 48 hours needed for a free cancellation, £40 is kept."
+    assert check_exception(said, [], []) is None
