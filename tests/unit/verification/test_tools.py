@@ -2401,5 +2401,8 @@ def test_a_date_field_the_claim_names_on_a_call_with_others() -> None:
 
 def test_what_a_free_grant_would_need_grants_nothing() -> None:
     # hand85-21 (held out): "less than the 48 hours needed for a free cancellation"
-    said = "As we had 26.5 hours' notice, less than the 48 hours needed for a free cancellation, £40 is kept."
+    said = (
+        "As we had 26.5 hours' notice, less than the 48 hours needed for a free cancellation, "
+        "£40 is kept."
+    )
     assert check_exception(said, [], []) is None
