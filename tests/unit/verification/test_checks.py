@@ -2138,7 +2138,7 @@ def test_a_time_before_a_higher_bound_is_a_deadline_for_rearranging() -> None:
     # against "You can rearrange or cancel free of charge up to 48 hours before …"
     policy = doc(
         "A Whole-House Energy Audit visit lasts about two hours. Your assessor will need access "
-        "to every room, the loft hatch and the boiler or hot water cylinder. We"ll send a text "
+        "to every room, the loft hatch and the boiler or hot water cylinder. We’ll send a text "
         "reminder the day before the visit. You can rearrange or cancel free of charge up to 48 "
         "hours before the appointment; after that a £40 late-change fee applies. Appointment "
         "times in our booking system are stored in UTC."
