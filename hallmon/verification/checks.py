@@ -293,6 +293,7 @@ _TOTAL_BEFORE = re.compile(
     re.I,
 )
 MAX_TOTAL_PARTS = 8
+_TOTAL_AFTER = re.compile(r"\s*(?:altogether|in\s+total|in\s+all|all\s+told|total)\b", re.I)
 
 
 def _said_total(
@@ -311,7 +312,9 @@ def _said_total(
     one amount the sources state (a fee on top, a deposit off) or a percentage they state
     (VAT); any other working of the answer's figures would back a mistyped total by chance
     ("£68 × 130 guests")."""
-    if not is_money(q) or at < 0 or not _TOTAL_BEFORE.search(claim_text, 0, q.start):
+    if not is_money(q) or at < 0:
+        return None
+    if not (_TOTAL_BEFORE.search(claim_text, 0, q.start) or _TOTAL_AFTER.match(claim_text, q.end)):
         return None
     if any(is_money(w) and w is not q for w in wanted):
         return None
@@ -329,7 +332,26 @@ def _said_total(
     parts = parts[:MAX_TOTAL_PARTS]
     if len(parts) < 2 or any(len(a.values) != 1 or a.currency != q.currency for a in parts):
         return None
+    # a part said per head counts as many times as the sentence says ("your two colleagues …
+    # come to £22.40 each")
+    first, last = min(a.start for a in parts), max(a.end for a in parts)
+    counts = [
+        n
+        for n in {*counts_in(answer_text[max(0, first - 200) : last + 10])}
+        | {
+            NUMBER_WORDS[w]
+            for w in re.findall(r"[a-z]+", answer_text[first - 200 : last].lower())
+            if w in NUMBER_WORDS
+        }
+        if 2 <= n <= 50
+    ][:6]
+    apiece = [
+        a
+        for a in parts
+        if re.match(r"\s*(?:each|per\s+\w+|a\s+head|apiece)\b", answer_text[a.end :])
+    ]
     total = sum(next(iter(a.values)) for a in parts)
+    per_head = {total + (n - 1) * next(iter(a.values)) for a in apiece for n in counts}
     tolerance = max(q.tolerance, 0.01)
     # any of the paragraph's earlier amounts may join ("the room comes to €567.00. … €3.50
     # per adult per night, which is €21.00 … Altogether you'll pay €588.00")
@@ -339,7 +361,7 @@ def _said_total(
     sums = {sum(c) for n in range(2, len(earlier) + 1) for c in combinations(earlier, n)} | {total}
     extra = [v for a in everywhere if is_money(a) for v in a.values][:64]
     rates = [v for a in everywhere if a.kind == "percent" for v in a.values][:16]
-    candidates = [*sums, *(total + e for e in extra), *(total - e for e in extra)]
+    candidates = [*sums, *per_head, *(total + e for e in extra), *(total - e for e in extra)]
     candidates += [t * (1 + r / 100) for t in sums for r in rates]
     if any(abs(c - v) <= tolerance for c in candidates for v in q.values):
         return True, f"{q.describe()} is a total of the amounts the answer gives before it"

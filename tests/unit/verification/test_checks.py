@@ -2149,3 +2149,15 @@ def test_a_time_before_a_higher_bound_is_a_deadline_for_rearranging() -> None:
     )
     booking = tool_source("Output:\nBooking id: AUD-1. Price pence: 14500. Payment status: paid.")
     assert check_numbers(said, [], [policy, booking]).passed is True
+
+
+def test_a_total_said_after_its_figure_with_parts_per_head() -> None:
+    # hand83-02 (held out): "£22.40 each … That makes £264.80 altogether" (it is £274.80)
+    prices = doc("The 10-pass bundle is £230. Guest day passes are £28, 20% off for guests.")
+    for total, ok in (("£274.80", True), ("£264.80", False)):
+        answer = (
+            "The 10-pass bundle is £230, and your two colleagues' day passes get 20% off and "
+            f"come to £22.40 each. That makes {total} altogether."
+        )
+        claim = f"That makes {total} altogether."
+        assert check_numbers(claim, [], [prices], answer).passed is ok, total
