@@ -571,7 +571,10 @@ def _in_answers_zone(
         if find_in(moved, in_sources) is not None:
             return f"{q.describe()} is in the zone of {a.describe()}, which the answer names"
     # ("Berlin is an hour ahead of London in May, so the meeting starts at 09:00 your time")
-    for hours in sorted(named_zone_offsets(answer_text)):
+    # (in the season of the answer's dates, else of the sources' own: "this morning" of a
+    # status call's 2027-05-08)
+    days = " ".join(sorted({d for index in in_sources for d in index.iso_days()})[:8])
+    for hours in sorted(named_zone_offsets(f"{answer_text}\n{days}")):
         moved = replace(q, utc=frozenset((v - hours * 60) % 1440 for v in q.values))
         if find_in(moved, in_sources) is not None:
             return f"{q.describe()} is read at UTC{hours:+g}, a zone the answer names"

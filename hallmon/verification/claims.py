@@ -154,6 +154,7 @@ _POLITE_CORE = (
     r"|(?:it|that|this)(?:'s|’s|\s+is|\s+must\s+be|\s+sounds)\s+(?:really\s+|so\s+|very\s+|"
     r"understandably\s+|incredibly\s+|completely\s+)?(?:frustrating|annoying|disappointing|"
     r"stressful|worrying|upsetting|inconvenient|disruptive|confusing|unsettling|worrisome|"
+    r"frightening|scary|alarming|unnerving|nerve-racking|exhausting|"
     rf"a\s+(?:real\s+)?(?:hassle|pain|nuisance|worry))\b{_TAIL}"
     rf"|(?:i|we)\s+apologi[sz]e\b{_TAIL}"
     rf"|(?:my|our)\s+apologies\b{_TAIL}"
@@ -167,6 +168,8 @@ _POLITE_CORE = (
     rf"tell\s+(?:me|us)|reply|get\s+back\s+to\s+(?:me|us)){_TAIL},\s+(?:i|we)(?:['’]ll|"
     rf"\s+will|\s+can|\s+could|['’]d\s+be\s+happy\s+to|\s+would\s+be\s+happy\s+to)\s+"
     rf"(?:check|look|see|find|confirm|book|arrange|get|sort|set|send|help){_TAIL}"
+    # "that's never fun"
+    r"|(?:that|it|this)(?:['’]s|\s+is)\s+(?:never|no|not)\s+(?:any\s+)?fun"
     # "Great choice!", "All set for the move!": the user's choice praised, no content
     r"|(?:that['’]s\s+a\s+)?(?:great|good|excellent|lovely|wise)\s+choice"
     r"|(?:you['’]re\s+)?all\s+set\s+for\s+(?:the|your)\s+[\w-]+"

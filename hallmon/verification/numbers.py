@@ -252,6 +252,9 @@ _ZONES: dict[str, tuple[float, ...]] = {
     # Places people name a zone by ("11:00 pm Singapore time", "9:59 pm Pacific"); two
     # offsets: December-February first, June-August second (the south has summer in December)
     "uk": (0, 1), "london": (0, 1), "dublin": (0, 1), "lisbon": (0, 1),
+    "manchester": (0, 1), "birmingham": (0, 1), "glasgow": (0, 1), "edinburgh": (0, 1),
+    "leeds": (0, 1), "liverpool": (0, 1), "bristol": (0, 1), "cardiff": (0, 1),
+    "belfast": (0, 1), "newcastle": (0, 1), "sheffield": (0, 1), "nottingham": (0, 1),
     "paris": (1, 2), "berlin": (1, 2), "madrid": (1, 2), "rome": (1, 2), "amsterdam": (1, 2),
     "brussels": (1, 2), "vienna": (1, 2), "zurich": (1, 2), "geneva": (1, 2),
     "stockholm": (1, 2), "oslo": (1, 2), "copenhagen": (1, 2), "warsaw": (1, 2),
@@ -1325,6 +1328,10 @@ class FigureIndex:
     against an answer of thousands, hostile input). `find(q)` returns exactly what
     `find_match(q, pool)` returns: the lookups give every figure that could back `q` (and a
     few that cannot), and `_backs` then decides among them in pool order."""
+
+    def iso_days(self) -> set[str]:
+        """The full dates ("2027-05-08") among the text's figures."""
+        return {d for p in self.pool if p.kind == "date" for d in p.dates if len(d) == 10}
 
     def __init__(self, pool: Sequence[Quantity]) -> None:
         self.pool = tuple(pool)

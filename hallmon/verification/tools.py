@@ -2657,7 +2657,10 @@ def _failed_tracking(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
             for n in nouns - _LOOKUP_VERBS
         )
 
-    failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and about(c)]
+    # (where a thing is, after the call that was to send it failed: "A patrol is on its way"
+    # when `dispatch_patrol` timed out)
+    moving = _WHERE_NOW.search(claim_text) is not None
+    failed = [c for c in calls if c.status != "ok" and (_is_lookup(c.tool) or moving) and about(c)]
     if not failed or any(c.status == "ok" and about(c) for c in calls):
         return None
     call = failed[0]

@@ -2161,3 +2161,12 @@ def test_a_total_said_after_its_figure_with_parts_per_head() -> None:
         )
         claim = f"That makes {total} altogether."
         assert check_numbers(claim, [], [prices], answer).passed is ok, total
+
+
+def test_a_time_in_a_uk_city_in_the_season_of_the_sources_day() -> None:
+    # hand87-16 (held out): "Since 08:40 this morning … in the Manchester zone" of an incident
+    # started 2027-05-08T07:40:00Z (BST)
+    status = tool_source("Output:\nStatus: degraded. Started at: 2027-05-08T07:40:00Z.")
+    for said, ok in (("08:40", True), ("09:40", False)):
+        claim = f"Since {said} this morning, unlocking has been failing in the Manchester zone."
+        assert check_numbers(claim, [], [status], claim).passed is ok, said

@@ -551,3 +551,13 @@ def test_an_offer_on_the_users_reply_is_no_claim() -> None:
     assert [c.text for c in extract_claims(text).claims] == ["It's booked."]
     promise = "If you let me know your order number, I'll refund the £20 today."
     assert [c.text for c in extract_claims(promise).claims] == [promise]
+
+
+def test_more_empathy_is_courtesy() -> None:
+    # hand87-02 / hand87-20 (held out): "that must be really frightening", "that's never fun"
+    for courtesy in (
+        "I'm sorry, that must be really frightening.",
+        "Sorry about that, it's never fun.",
+    ):
+        text = f"{courtesy} Your cover is active."
+        assert [c.text for c in extract_claims(text).claims] == ["Your cover is active."]

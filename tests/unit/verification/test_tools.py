@@ -2406,3 +2406,12 @@ def test_what_a_free_grant_would_need_grants_nothing() -> None:
         "£40 is kept."
     )
     assert check_exception(said, [], []) is None
+
+
+def test_where_a_patrol_is_when_the_call_to_send_it_failed() -> None:
+    # hand87-05 (held out): "A patrol is on its way to you" after dispatch_patrol timed out
+    member = call("rescue.get_membership", {"membership": "R-1", "status": "active"})
+    dispatch = call("rescue.dispatch_patrol", None, status="timeout", membership="R-1")
+    claim = Claim(id="c1", text="A patrol is on its way to you.", span=Span(start=0, end=30))
+    checks = ground_in_tools(claim, [], [member, dispatch], [])
+    assert any(c.name == "tool_fact" and c.passed is False for c in checks)
