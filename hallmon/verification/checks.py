@@ -562,9 +562,16 @@ def _in_answers_zone(
     if q.kind != "time" or q.utc or not q.values:
         return None
     for a in distinct_quantities(answer_text, True)[:MAX_ANSWER_FIGURES]:
-        if a.kind != "time" or len(a.values) != 1 or len(a.utc) != 1 or a is q:
+        if a.kind != "time" or not a.values or not a.utc or len(a.utc) > 2 or a is q:
             continue
-        offset = (next(iter(a.values)) - next(iter(a.utc))) % 1440
+        # the zone's offset, the one every reading shares ("09:10 UK time" reads as 09:10 and
+        # 21:10, both an hour ahead), the smallest where two do
+        shared = set.intersection(*({(v - u + 720) % 1440 - 720 for u in a.utc} for v in a.values))
+        # (two an hour apart: a zone whose summer time the answer does not fix, "8:00 a.m.
+        # Central" without a date, which tells nothing)
+        if not shared or any(abs(x - y) == 60 for x in shared for y in shared):
+            continue
+        offset = min(shared, key=abs) % 1440
         if offset == 0 or find_in(a, in_sources) is None:
             continue
         moved = replace(q, utc=frozenset((v - offset) % 1440 for v in q.values))
@@ -1725,9 +1732,29 @@ def _unaccounted_words(body: str) -> list[str]:
     ]
 
 
+# "our claims system isn't responding right now", "Redmoor's system returned an error": the
+# agent's own call failing, told as the system's state
+_CALL_FAILED_SAID = re.compile(
+    r"\b(?:returned\s+an?\s+(?:error|fault)|(?:is|are)(?:n['’]t|\s+not)\s+responding|"
+    r"(?:did(?:n['’]t|\s+not)|failed\s+to)\s+respond|timed\s+out|not\s+responding)\b",
+    re.I,
+)
+
+
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim about system state needs telemetry: a tool result that mentions the subject,
     whose state words agree with the claim's."""
+    failed_calls = [
+        s for s in sources if s.kind == "tool_result" and _tool_status(s) in ("error", "timeout")
+    ]
+    if failed_calls and _CALL_FAILED_SAID.search(claim_text):
+        t = failed_calls[0]
+        return CheckResult(
+            name="system_state",
+            # ("… so I can't confirm whether the sensor is back online": no state asserted)
+            passed=None if _UNSURE.search(claim_text) else True,
+            detail=f"the claim reports the failed call {t.source_id} ({_tool_status(t)})",
+        )
     m = _asserted_state(claim_text)
     subject = (m.group("subject") or m.group("thing")).lower() if m else None
     placed = _PLACED_THING.match(m.group(0)) if m and m.group("thing") else None

@@ -168,6 +168,10 @@ _POLITE_CORE = (
     rf"tell\s+(?:me|us)|reply|get\s+back\s+to\s+(?:me|us)){_TAIL},\s+(?:i|we)(?:['’]ll|"
     rf"\s+will|\s+can|\s+could|['’]d\s+be\s+happy\s+to|\s+would\s+be\s+happy\s+to)\s+"
     rf"(?:check|look|see|find|confirm|book|arrange|get|sort|set|send|help){_TAIL}"
+    # "It's worth checking back with me after then": an invitation to ask again, no fact
+    r"|(?:it['’]s|it\s+is|it\s+might\s+be|it\s+may\s+be)\s+worth\s+(?:checking|getting|coming)\s+"
+    r"back(?:\s+(?:in|to|with)\s+(?:me|us))?(?:\s+(?:after\s+then|later(?:\s+today)?|tomorrow|"
+    r"then))?"
     # "that's never fun"
     r"|(?:that|it|this)(?:['’]s|\s+is)\s+(?:never|no|not)\s+(?:any\s+)?fun"
     # "Great choice!", "All set for the move!": the user's choice praised, no content

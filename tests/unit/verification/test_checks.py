@@ -2170,3 +2170,25 @@ def test_a_time_in_a_uk_city_in_the_season_of_the_sources_day() -> None:
     for said, ok in (("08:40", True), ("09:40", False)):
         claim = f"Since {said} this morning, unlocking has been failing in the Manchester zone."
         assert check_numbers(claim, [], [status], claim).passed is ok, said
+
+
+def test_a_failed_call_told_as_the_systems_state() -> None:
+    # hand86-19 / hand89-05 (held out): "our claims system isn't responding right now" after
+    # the claim lookup errored
+    failed = {"tool": "pets.get_claim", "call_id": "c1", "status": "error",
+              "output": {"error": "upstream_unavailable"}}  # fmt: skip
+    said = "Our claims system isn't responding right now, so I can't see where it's up to."
+    # (a report of the failure, not a state nothing read: the failure report decides)
+    assert check_system_state(said, sources_for(tool_results=[failed])).passed is not False
+    ok = {"tool": "pets.get_claim", "call_id": "c2", "output": {"claim_id": "BC-1"}}
+    assert check_system_state(said, sources_for(tool_results=[ok])).passed is not True
+
+
+def test_a_local_time_in_the_zone_of_a_time_read_both_ways() -> None:
+    # hand89-05 (held out): "since 09:10 UK time on Tuesday 21 April, … an update at 14:00"
+    # for 08:10Z and 13:00Z ("09:10" reads as 09:10 and 21:10, both an hour ahead)
+    status = tool_source("Output:\nSince: 2026-04-21T08:10:00Z. Next update: 2026-04-21T13:00:00Z.")
+    first = "Tracking has been unavailable since 09:10 UK time on Tuesday 21 April."
+    for said, ok in (("14:00", True), ("15:00", False)):
+        claim = f"It's due to post an update at {said}."
+        assert check_numbers(claim, [], [status], f"{first} {claim}").passed is ok, said

@@ -561,3 +561,9 @@ def test_more_empathy_is_courtesy() -> None:
     ):
         text = f"{courtesy} Your cover is active."
         assert [c.text for c in extract_claims(text).claims] == ["Your cover is active."]
+
+
+def test_an_invitation_to_check_back_is_courtesy() -> None:
+    # hand89-05 (held out): "It's worth checking back with me after then."
+    text = "It's due at 14:00. It's worth checking back with me after then."
+    assert [c.text for c in extract_claims(text).claims] == ["It's due at 14:00."]
