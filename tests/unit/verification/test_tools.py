@@ -2415,3 +2415,12 @@ def test_where_a_patrol_is_when_the_call_to_send_it_failed() -> None:
     claim = Claim(id="c1", text="A patrol is on its way to you.", span=Span(start=0, end=30))
     checks = ground_in_tools(claim, [], [member, dispatch], [])
     assert any(c.name == "tool_fact" and c.passed is False for c in checks)
+
+
+def test_a_per_unit_amount_in_minor_units() -> None:
+    # hand88-09 (held out): "at their face value of £38.50 each" of `face_value_pence_each`
+    listing = call("venue.create_listing", {"listing_id": "MRX-3", "face_value_pence_each": 3850})
+    said = check_tool_facts("Listing MRX-3 is at their face value of £38.50 each.", [listing])
+    assert said is not None and said.passed is True
+    wrong = check_tool_facts("Listing MRX-3 is at their face value of £35.80 each.", [listing])
+    assert wrong is not None and wrong.passed is False
