@@ -601,7 +601,8 @@ _DECLARED_ZONE = re.compile(
 )
 
 
-def declared_zone(source_texts: Sequence[str], answer_text: str) -> tuple[float, ...]:
+@lru_cache(maxsize=64)
+def declared_zone(source_texts: tuple[str, ...], answer_text: str) -> tuple[float, ...]:
     """The UTC offsets (hours) of the zone a source says times are given in, in the season
     of the answer's dates; () when no source says one, or two say different ones."""
     names = {
