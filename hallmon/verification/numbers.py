@@ -310,6 +310,9 @@ _ZONE_AFTER = re.compile(
     r"(?:\s+on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+"
     r"[A-Za-z]{3,9}\.?|[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?)(?:,?\s+\d{4})?(?=\s+\S+\s+time\b|"
     r"\s+(?:UTC|GMT)\b))?"
+    # or the part of the day ("10:12 this morning UK time")
+    r"(?:\s+(?:this\s+(?:morning|afternoon|evening)|tonight|today|tomorrow(?:\s+(?:morning|"
+    r"afternoon|evening))?)(?=\s+\S+\s+time\b|\s+(?:UTC|GMT)\b))?"
     # ("11:00 for you in London")
     r"\s*\(?\s*(?:(?:for\s+(?:you|them|him|her|us)\s+)?in\s+(?=(?:"
     + _PLACES

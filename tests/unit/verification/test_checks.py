@@ -2201,3 +2201,12 @@ def test_twelve_noon_is_a_time() -> None:
     assert (
         check_numbers("It's at 12 midnight on Thursday 17 September.", [], [slot]).passed is False
     )
+
+
+def test_a_zone_after_the_part_of_the_day() -> None:
+    # hand86-17 (held out): "which started at about 10:12 this morning UK time" for 09:12Z in
+    # October (BST)
+    incident = tool_source("Output:\nIncident id: INC-5521. Since: 2026-10-06T09:12:00Z.")
+    for said, ok in (("10:12", True), ("11:12", False)):
+        claim = f"It started at about {said} this morning UK time."
+        assert check_numbers(claim, [], [incident]).passed is ok, said
