@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from itertools import combinations, islice
@@ -30,6 +29,7 @@ from hallmon.verification.numbers import (
     counted_fields,
     counted_kind,
     counts_in,
+    counts_said,
     deadline_before,
     declared_zone,
     derived_from,
@@ -129,7 +129,8 @@ def check_numbers(
         return CheckResult(name="number", passed=None, detail="no numbers or dates in the claim")
     # times without a zone are in the zone a policy says times are given in ("Delivery
     # windows … are given to customers in UK local time": 11am in July is 10:00 UTC)
-    zone = declared_zone(tuple(s.text for s in sources), answer_text or claim_text)
+    source_texts = tuple(s.text for s in sources)
+    zone = declared_zone(source_texts, answer_text or claim_text)
     if zone:
         # (not one said in the user's own time: "from 10:50 your time")
         wanted = tuple(
@@ -197,7 +198,6 @@ def check_numbers(
             everywhere += extract_quantities(today.isoformat())
         backed = [w for w in wanted if find_in(w, in_sources) is not None]
         # the answer's amounts elsewhere that its sources back (never this claim's own)
-        source_texts = tuple(s.text for s in sources)
         at = answer_text.find(claim_text) if claim_text else -1
         said = [
             a
@@ -335,21 +335,9 @@ def _said_total(
     # a part said per head counts as many times as the sentence says ("your two colleagues …
     # come to £22.40 each")
     first, last = min(a.start for a in parts), max(a.end for a in parts)
-    counts = [
-        n
-        for n in {*counts_in(answer_text[max(0, first - 200) : last + 10])}
-        | {
-            NUMBER_WORDS[w]
-            for w in re.findall(r"[a-z]+", answer_text[first - 200 : last].lower())
-            if w in NUMBER_WORDS
-        }
-        if 2 <= n <= 50
-    ][:6]
-    apiece = [
-        a
-        for a in parts
-        if re.match(r"\s*(?:each|per\s+\w+|a\s+head|apiece)\b", answer_text[a.end :])
-    ]
+    window = answer_text[max(0, first - 200) : last + 10]
+    counts = [n for n in counts_said(window) if 2 <= n <= 50][:6]
+    apiece = [a for a in parts if _EACH.match(_after_figure(answer_text, a, 30))]
     total = sum(next(iter(a.values)) for a in parts)
     per_head = {total + (n - 1) * next(iter(a.values)) for a in apiece for n in counts}
     tolerance = max(q.tolerance, 0.01)
@@ -574,16 +562,14 @@ def _in_answers_zone(
         offset = min(shared, key=abs) % 1440
         if offset == 0 or find_in(a, in_sources) is None:
             continue
-        moved = replace(q, utc=frozenset((v - offset) % 1440 for v in q.values))
-        if find_in(moved, in_sources) is not None:
+        if find_in(in_zone(q, (offset / 60,)), in_sources) is not None:
             return f"{q.describe()} is in the zone of {a.describe()}, which the answer names"
     # ("Berlin is an hour ahead of London in May, so the meeting starts at 09:00 your time")
     # (in the season of the answer's dates, else of the sources' own: "this morning" of a
     # status call's 2027-05-08)
     days = " ".join(sorted({d for index in in_sources for d in index.iso_days()})[:8])
     for hours in sorted(named_zone_offsets(f"{answer_text}\n{days}")):
-        moved = replace(q, utc=frozenset((v - hours * 60) % 1440 for v in q.values))
-        if find_in(moved, in_sources) is not None:
+        if find_in(in_zone(q, (hours,)), in_sources) is not None:
             return f"{q.describe()} is read at UTC{hours:+g}, a zone the answer names"
     return None
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from hallmon.schemas import Claim, ClaimType, Severity, SkippedSegment, Span
 from hallmon.schemas.results import SkipReason
 from hallmon.verification.sentences import split_sentences
-from hallmon.verification.text import CONDITION_OPENERS, first_committed
+from hallmon.verification.text import CONDITION_OPENERS, MADE_SURE_WILL, first_committed
 
 CLAIMS_VERSION = "rules-6"
 """Reported in `MonitorResult.model_versions["claims"]`; bump when the rules change."""
@@ -572,7 +572,7 @@ _ACTION = re.compile(
 _COMMITMENT = re.compile(
     r"\b(?:i|we)\s+(?:promise|guarantee)\b|\bguaranteed?\b"
     # "I've made sure your no-claims discount will be kept in full": a favour said as done
-    r"|\b(?:i|we)(?:['’]ve|\s+have)\s+(?:made\s+sure|ensured)\b[^.;]{0,80}\bwill\b"
+    rf"|{MADE_SURE_WILL}"
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:definitely\s+|certainly\s+|soon\s+)?(?:receive|get|be\s+"
     r"(?:refunded|credited|compensated|contacted|reimbursed|notified|issued))\b"
     r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to|\s+am\s+going\s+to|"

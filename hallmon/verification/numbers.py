@@ -595,6 +595,13 @@ def _half_unit(literal: str, scale: float) -> float:
 _ZONE_WORD = re.compile(r"\b(?:" + _alternation(_ZONES) + r")\b", re.I)
 
 
+@lru_cache(maxsize=64)
+def _season_dates(text: str) -> str:
+    """The first dates a text names, joined: what fixes a zone's summer time for a claim of
+    it (read once per answer, not once per claim)."""
+    return "; ".join(m.group(0) for m in islice(_MONTH_NAME.finditer(text[:20_000]), 8))
+
+
 # "Delivery windows … are given to customers in UK local time": the zone an answer's times
 # are in, as a policy declares it
 _DECLARED_ZONE = re.compile(
@@ -615,9 +622,7 @@ def declared_zone(source_texts: tuple[str, ...], answer_text: str) -> tuple[floa
     }
     if len(names) != 1:
         return ()
-    dates = "; ".join(m.group(0) for m in islice(_MONTH_NAME.finditer(answer_text[:20_000]), 8))
-    probe = f"{next(iter(names))} time {dates}"
-    return _zone_after(probe, 0)
+    return _zone_after(f"{next(iter(names))} time {_season_dates(answer_text)}", 0)
 
 
 def in_zone(q: Quantity, offsets: Sequence[float]) -> Quantity:
@@ -650,10 +655,10 @@ def claim_quantities(claim_text: str, answer_text: str = "") -> tuple[Quantity, 
         and _TIME.search(claim_text) is not None
         and _ZONE_WORD.search(claim_text) is not None
     ):
-        dates = [m.group(0) for m in islice(_MONTH_NAME.finditer(answer_text[:20_000]), 8)]
+        dates = _season_dates(answer_text)
         if dates:
             # (the dates after a break that no pattern reads across, then dropped)
-            padded = extract_quantities(f"{claim_text}\n\n\n{'; '.join(dates)}", True)
+            padded = extract_quantities(f"{claim_text}\n\n\n{dates}", True)
             return tuple(q for q in padded if q.end <= len(claim_text))
     return extract_quantities(claim_text, True)
 
@@ -2142,6 +2147,15 @@ def counts_in(text: str) -> tuple[int, ...]:
         if 2 <= n <= 20:
             out.add(n)
     return tuple(sorted(out))
+
+
+def counts_said(text: str) -> frozenset[int]:
+    """The counts of `counts_in` and every number said in words, with or without a noun
+    ("Two of them are covered", "your two colleagues"): what a count field may be said as."""
+    words = {
+        NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()[:2000]) if w in NUMBER_WORDS
+    }
+    return frozenset(counts_in(text)) | frozenset(words)
 
 
 # A tool's field that counts things ("Nights: 5.", "Rental days: 4", "Guests: 2").

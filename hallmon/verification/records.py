@@ -33,6 +33,7 @@ from typing import Any
 
 from hallmon.schemas import AssembledResponse, CheckResult
 from hallmon.verification.text import BARE_ANSWER
+from hallmon.verification.tool_names import is_lookup, name_words
 
 __all__ = [
     "OpeningHours",
@@ -172,15 +173,6 @@ def _parse(text: str) -> Any:
         return None
 
 
-_READ_WORDS = frozenset({"get", "list", "search", "find", "fetch", "lookup", "track", "read",
-                         "view", "show", "check", "status", "retrieve", "query"})  # fmt: skip
-
-
-def _tool_words(name: str) -> set[str]:
-    """The words of a tool's name ("shop.addAssembly": shop, add, assembly)."""
-    return {w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w}
-
-
 def record_facts(response: AssembledResponse) -> list[RecordFact]:
     """The yes/no fields of every JSON object among the documents and tool outputs."""
     facts: list[RecordFact] = []
@@ -192,10 +184,7 @@ def record_facts(response: AssembledResponse) -> list[RecordFact]:
     # ("assembly": null on an order while `add_assembly` timed out: the field the call was
     # to fill, not a record that the order has no assembly)
     pending = frozenset(
-        w
-        for tool in ctx.tool_results
-        if not _tool_words(tool.tool) & _READ_WORDS
-        for w in _tool_words(tool.tool)
+        w for tool in ctx.tool_results if not is_lookup(tool.tool) for w in name_words(tool.tool)
     )
     for tool in ctx.tool_results:
         output = _parse(tool.output) if isinstance(tool.output, str) else tool.output

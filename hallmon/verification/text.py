@@ -29,6 +29,8 @@ __all__ = [
 
 # Words that open a condition ("free if ...", "covered only if ..."), as a regex alternation.
 CONDITION_OPENERS = r"if|unless|provided(?:\s+that)?|as\s+long\s+as"
+# "I've made sure your no-claims discount will …": a favour said as done, up to its "will"
+MADE_SURE_WILL = r"\b(?:i|we)(?:['’]ve|\s+have)\s+(?:made\s+sure|ensured)\b[^.;]{0,80}\bwill\b"
 
 
 def condition_before(openers: str) -> re.Pattern[str]:

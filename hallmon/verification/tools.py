@@ -53,6 +53,7 @@ from hallmon.verification.numbers import (
     ZONE_NAMES,
     Quantity,
     counts_in,
+    counts_said,
     currency_agrees,
     dates_match,
     derived_from,
@@ -71,6 +72,7 @@ from hallmon.verification.text import (
     first_unconditioned,
     stem,
 )
+from hallmon.verification.tool_names import LOOKUP_VERBS, is_lookup, name_words
 
 MAX_FIELDS = 200
 MAX_CALL_AMOUNTS = 40
@@ -321,32 +323,6 @@ def _kinds(text: str) -> list[str]:
         if any(w.startswith(st) for w in words for st in stems)
     ]
     return [*_families(text), *(k for k in more if k not in _families(text))]
-
-
-_LOOKUP_VERBS = frozenset(
-    {"get", "track", "tracking", "lookup", "status", "search", "list", "find", "fetch", "query",
-     "read", "check", "view", "show", "describe", "retrieve", "info", "details"}
-)  # fmt: skip
-
-
-_WRITE_VERBS = frozenset(
-    {"update", "set", "create", "cancel", "refund", "send", "book", "change", "modify", "delete",
-     "add", "remove", "issue", "apply", "upgrade", "extend", "waive", "submit", "post", "put",
-     "patch", "reset", "close", "open", "approve", "reject", "schedule", "rebook", "resend",
-     "block", "unblock", "freeze", "unfreeze", "lock", "suspend", "pause", "resume"}
-)  # fmt: skip
-
-
-def _is_lookup(tool: str) -> bool:
-    """Whether a tool's name says it only reads ("orders.get", "getOrder", "status.check"),
-    not "orders.update_status"."""
-    words = set(_name_words(tool))
-    return bool(words & _LOOKUP_VERBS) and not words & _WRITE_VERBS
-
-
-def _name_words(name: str) -> list[str]:
-    """The words of a tool's name, lower case ("tibench.checkLock": tibench, check, lock)."""
-    return [w.lower() for w in re.split(r"[._\-/\s:]+|(?<=[a-z])(?=[A-Z])", name[:200]) if w]
 
 
 def tool_calls(items: Sequence[ToolResultItem], answered_on: date | None = None) -> list[ToolCall]:
@@ -820,7 +796,7 @@ def _failed_attempt(claim_text: str, calls: Sequence[ToolCall]) -> ToolCall | No
     families, _ = _action_of(claim_text)
     if not families:
         return None
-    tried = [c for c in calls if not _is_lookup(c.tool) and set(families) & set(_kinds(c.tool))]
+    tried = [c for c in calls if not is_lookup(c.tool) and set(families) & set(_kinds(c.tool))]
     idents = _identifiers(claim_text)
     if idents:  # the attempts on the claim's thing ("VL 117"), not those on another
         tried = [c for c in tried if any(c.holds(i) for i in idents)]
@@ -843,7 +819,7 @@ def check_action(
         )
     everything = calls
     # A lookup ("shipments.track", "getOrder") reports a state; it never did the action.
-    calls = [c for c in calls if not _is_lookup(c.tool)]
+    calls = [c for c in calls if not is_lookup(c.tool)]
     candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
     if not candidates and families:
         candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
@@ -860,10 +836,7 @@ def check_action(
                 )
                 # "I've added a note to order MS-50288": `update_delivery_notes`, a call named
                 # for what was added
-                or (
-                    not _is_lookup(c.tool)
-                    and stem(noun) in {stem(w) for w in re.split(r"[._\W]+", c.tool.lower())}
-                )
+                or (not is_lookup(c.tool) and stem(noun) in {stem(w) for w in name_words(c.tool)})
             ]
     called = ", ".join(sorted({c.tool for c in calls}))
     if not candidates:
@@ -1444,22 +1417,26 @@ _IN_PROGRESS = frozenset({"processing", "pending", "initiated", "in progress", "
                           "issued", "queued", "scheduled"})  # fmt: skip
 
 
+def _part_statuses(call: ToolCall) -> list[tuple[str, str]]:
+    """(part, status) of the call's fields that hold the status of a part of it
+    (`payment_status: paid`, `proof_status: awaiting_approval`), not the call's own."""
+    out = []
+    for key, value in call.fields:
+        leaf = key.rsplit(".", 1)[-1].lower()
+        if leaf.endswith(("_status", "_state")) and leaf not in ("status", "state"):
+            out.append((leaf.rsplit("_", 1)[0], _norm_status(value)))
+    return out
+
+
 def _own_status(call: ToolCall, said: str, claim_text: str) -> bool:
     """Whether a status the claim says is that of a part of the call ("payment_status",
     "refund_status"): the same word, or, said as going on ("is being refunded"), a value in
     progress of the part its word names."""
     going = re.search(rf"\bbeing\s+{re.escape(said)}\b", claim_text, re.I) is not None
-    for key, value in call.fields:
-        leaf = key.rsplit(".", 1)[-1].lower()
-        if not leaf.endswith(("_status", "_state")) or leaf in ("status", "state"):
-            continue
-        held = _norm_status(value)
-        if held == said:
-            return True
-        part = leaf.rsplit("_", 1)[0]
-        if going and held in _IN_PROGRESS and stem(part) == stem(said):
-            return True
-    return False
+    return any(
+        held == said or (going and held in _IN_PROGRESS and stem(part) == stem(said))
+        for part, held in _part_statuses(call)
+    )
 
 
 def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
@@ -1472,11 +1449,7 @@ def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
         if (w := " ".join(m.group(1).lower().split())) in _STATUS_ALIASES
     }
     # (a thing's own status field too: `proof_status`)
-    own = {
-        _norm_status(v)
-        for k, v in call.fields
-        if aliased and re.search(r"_(?:status|state)$", k.rsplit(".", 1)[-1])
-    }
+    own = {held for _, held in _part_statuses(call)} if aliased else set()
     return {
         v
         for v in _statuses(call) | own
@@ -2019,7 +1992,7 @@ def _nothing_done(text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """ "Nothing has been booked yet" where an attempt failed and no call changed anything:
     the failure's consequence, told honestly."""
     if not _NOTHING_DONE.match(text) or any(
-        c.status == "ok" and not _is_lookup(c.tool) for c in calls
+        c.status == "ok" and not is_lookup(c.tool) for c in calls
     ):
         return None
     failed = next((c for c in calls if c.status != "ok"), None)
@@ -2168,7 +2141,7 @@ def _attempt_reports(text: str, calls: Sequence[ToolCall]) -> CheckResult | None
         if (
             (kinds and kinds & set(_kinds(call.tool)))
             or (words & name)
-            or (verb in _READ_VERBS and _is_lookup(call.tool))
+            or (verb in _READ_VERBS and is_lookup(call.tool))
         ):
             return CheckResult(
                 name="tool_fact",
@@ -2273,7 +2246,7 @@ def check_exception(
         tool = call.tool.lower()
         if idents and not any(call.holds(i) for i in idents):
             continue  # a call on another thing ("VL 112" upgraded, not "VL 117")
-        if call.status == "ok" and not _is_lookup(call.tool):
+        if call.status == "ok" and not is_lookup(call.tool):
             kinds = [k for k in found if any(st in tool for st in _GRANT_TOOLS[k])]
             if kinds:
                 return CheckResult(
@@ -2286,11 +2259,7 @@ def check_exception(
         # "I've swapped it … at no extra cost": the swap's `price_change` is 0.
         acted = set(_action_of(claim_text)[0])
         said_words = content_tokens(claim_text)
-        counted = {float(n) for n in counts_in(claim_text)} | {
-            float(NUMBER_WORDS[w])
-            for w in re.findall(r"[a-z]+", claim_text.lower()[:2000])
-            if w in NUMBER_WORDS
-        }
+        counted = counts_said(claim_text)
         for call in calls:
             # ("there's no stair-carry charge": `stair_carry_charge_pence: 0` names the charge)
             named_zero = any(
@@ -2308,7 +2277,7 @@ def check_exception(
             if call.status != "ok" or not (
                 any(call.holds(i) for i in idents)
                 or call in _about(claim_text, [call])
-                or (acted and not _is_lookup(call.tool) and acted & set(_kinds(call.tool)))
+                or (acted and not is_lookup(call.tool) and acted & set(_kinds(call.tool)))
                 or named_zero
                 or free_count
             ):
@@ -2641,35 +2610,39 @@ _TRACKED_AS = {
 }
 
 
+def _unread(said: str, which: str, call: ToolCall) -> CheckResult:
+    """A state the claim says that nothing read: the call that was to read it failed."""
+    return CheckResult(
+        name="tool_fact",
+        passed=False,
+        detail=f"{said}, but {which} {call.tool} ({call.source_id}) failed ({call.status}): "
+        "nothing read it",
+    )
+
+
 def _failed_tracking(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """ "The van is out on its route now" when `track_vehicle` failed, "his ashes are ready"
     when `get_ashes_status` did, and no call that succeeded is about the thing: where it is
     or its state, which nothing read."""
-    where = _WHERE_NOW.search(claim_text) or _READ_STATE.search(claim_text)
+    moving = _WHERE_NOW.search(claim_text)
+    where = moving or _READ_STATE.search(claim_text)
     if where is None or _CONDITION_BEFORE.search(claim_text[: where.start()]):
         return None
     said = {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", claim_text[: where.start()])}
 
     def about(call: ToolCall) -> bool:
-        nouns = set(_name_words(call.tool)[1:] if "." in call.tool else _name_words(call.tool))
+        nouns = set(name_words(call.tool)[1:] if "." in call.tool else name_words(call.tool))
         return any(
             said & {stem(w) for w in _TRACKED_AS.get(n, frozenset({n}))}
-            for n in nouns - _LOOKUP_VERBS
+            for n in nouns - LOOKUP_VERBS
         )
 
     # (where a thing is, after the call that was to send it failed: "A patrol is on its way"
     # when `dispatch_patrol` timed out)
-    moving = _WHERE_NOW.search(claim_text) is not None
-    failed = [c for c in calls if c.status != "ok" and (_is_lookup(c.tool) or moving) and about(c)]
+    failed = [c for c in calls if c.status != "ok" and (is_lookup(c.tool) or moving) and about(c)]
     if not failed or any(c.status == "ok" and about(c) for c in calls):
         return None
-    call = failed[0]
-    return CheckResult(
-        name="tool_fact",
-        passed=False,
-        detail=f"'{where.group(0).strip()}', but the lookup {call.tool} ({call.source_id}) "
-        f"failed ({call.status}): nothing read it",
-    )
+    return _unread(f"'{where.group(0).strip()}'", "the lookup", failed[0])
 
 
 def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
@@ -2687,17 +2660,11 @@ def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     idents = _identifiers(claim_text)
     if not idents and calls and all(c.status != "ok" for c in calls):
         # "… and it's come back as valid" when the only call, the check, failed
-        lookups = [c for c in calls if _is_lookup(c.tool) or _VERIFY_TOOL.search(c.tool)]
+        lookups = [c for c in calls if is_lookup(c.tool) or _VERIFY_TOOL.search(c.tool)]
         if lookups:
-            call = lookups[0]
-            return CheckResult(
-                name="tool_fact",
-                passed=False,
-                detail=f"'{state.group(0).strip()}', but the only lookup {call.tool} "
-                f"({call.source_id}) failed ({call.status}): nothing read it",
-            )
+            return _unread(f"'{state.group(0).strip()}'", "the only lookup", lookups[0])
     for ident in idents:
-        failed = [c for c in calls if c.status != "ok" and _is_lookup(c.tool) and c.holds(ident)]
+        failed = [c for c in calls if c.status != "ok" and is_lookup(c.tool) and c.holds(ident)]
         if not failed:
             continue
         read = [
@@ -2708,13 +2675,7 @@ def _failed_lookup_state(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
             and any(_STATUS_KEY.search(k.split(".", 1)[-1]) for k, _ in c.fields)
         ]
         if not read:
-            call = failed[0]
-            return CheckResult(
-                name="tool_fact",
-                passed=False,
-                detail=f"'{state.group(0).strip()}' of {ident}, but the lookup {call.tool} "
-                f"({call.source_id}) failed ({call.status}): nothing read it",
-            )
+            return _unread(f"'{state.group(0).strip()}' of {ident}", "the lookup", failed[0])
     return None
 
 
@@ -3067,15 +3028,15 @@ _NOT_READ = re.compile(
 def _tool_objects(tool: str) -> set[str]:
     """The nouns of a tool's name after its namespace ("tibench.check_lock": {"lock"})."""
     name = tool.rsplit(".", 1)[-1]
-    words = set(_name_words(name))
-    return {w for w in words - _LOOKUP_VERBS if len(w) >= 3}
+    words = set(name_words(name))
+    return {w for w in words - LOOKUP_VERBS if len(w) >= 3}
 
 
 def _reads(tool: str) -> bool:
     """A lookup by its name, or by the verb it starts with ("check_lock" reads a lock)."""
     name = tool.rsplit(".", 1)[-1]
-    words = _name_words(name)
-    return _is_lookup(tool) or bool(words and words[0] in _LOOKUP_VERBS)
+    words = name_words(name)
+    return is_lookup(tool) or bool(words and words[0] in LOOKUP_VERBS)
 
 
 def _arguments(call: ToolCall) -> frozenset[str]:

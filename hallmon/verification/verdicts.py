@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from hallmon.schemas import CheckResult, Claim, ClaimStatus, ClaimVerdict, Evidence
 from hallmon.verification.calibration import CalibrationConfig, decide
+from hallmon.verification.text import MADE_SURE_WILL
 
 FEATURES: tuple[str, ...] = (
     "ent_max",  # best entailment over the top-k passages
@@ -238,7 +239,7 @@ _PROMISED_FAVOUR = re.compile(
     r"(?:arrange|process|issue|organi[sz]e|set\s+up)\s+(?:you\s+)?(?:a\s+|an\s+|the\s+|your\s+)?"
     r"(?:[\w-]+\s+)?(?:refund|credit|reimbursement|compensation|goodwill))\w*"
     # "I've made sure your discount will be kept in full whatever the outcome"
-    r"|\b(?:i|we)(?:['’]ve|\s+have)\s+(?:made\s+sure|ensured)\b[^.;]{0,80}\bwill\s+(?:be\s+)?"
+    rf"|{MADE_SURE_WILL}\s+(?:be\s+)?"
     r"(?:kept|protected|honou?red|refunded|waived|covered|paid|credited|preserved)\b",
     re.I,
 )

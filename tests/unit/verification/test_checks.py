@@ -40,6 +40,10 @@ def doc(text: str, source_id: str = "policy-7", locator: str | None = None) -> S
     return Source(source_id=source_id, kind="document", text=text, locator=locator)
 
 
+def tool_source(text: str, source_id: str = "tool:shop.get:c1") -> Source:
+    return Source(source_id=source_id, kind="tool_result", text=text)
+
+
 def sources_for(**context: object) -> list[Source]:
     return collect_sources(
         AssembledResponse(
@@ -1967,10 +1971,6 @@ def test_a_free_grant_with_its_condition_later_in_its_own_clause() -> None:
         "within mainland UK."
     )
     assert check_condition(kept, [offer]) is None
-
-
-def tool_source(text: str, source_id: str = "tool:shop.get:c1") -> Source:
-    return Source(source_id=source_id, kind="tool_result", text=text)
 
 
 def test_a_zone_with_summer_time_in_the_season_of_the_answers_dates() -> None:
