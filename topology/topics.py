@@ -11,16 +11,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient
-
-# confluent_kafka.admin re-exports these without __all__, which strict mypy reads as private;
-# import them from where they are defined.
-from confluent_kafka.admin._config import ConfigResource
-from confluent_kafka.cimpl import NewTopic
 from hallmon.topology.settings import TopicNames, env_name
+
+# confluent-kafka is imported where the admin calls are, not here: the worker roles read the
+# specs (partitions of the changelog) and need not keep the library (~15 MB) resident.
+if TYPE_CHECKING:
+    from confluent_kafka.admin import AdminClient
 
 DAY_MS = 24 * 60 * 60 * 1000
 MAX_MESSAGE_BYTES = 1_048_588
@@ -173,6 +171,12 @@ def compare(spec: TopicSpec, observed: ObservedTopic) -> list[Drift]:
 
 def observe(admin: AdminClient, names: Iterable[str], timeout_s: float) -> dict[str, ObservedTopic]:
     """Partitions, replication and configs of those of `names` that exist."""
+    from confluent_kafka import KafkaException
+
+    # confluent_kafka.admin re-exports it without __all__, which strict mypy reads as private;
+    # imported from where it is defined.
+    from confluent_kafka.admin._config import ConfigResource
+
     wanted = list(names)
     metadata = admin.list_topics(timeout=timeout_s)
     present = {n: metadata.topics[n] for n in wanted if n in metadata.topics}
@@ -226,6 +230,9 @@ def ensure_topics(
     admin: AdminClient, specs: Sequence[TopicSpec], timeout_s: float = 30.0
 ) -> list[TopicState]:
     """Create the missing topics; report the others as `ok` or `drift`. Safe to run again."""
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.cimpl import NewTopic
+
     before = topic_states(admin, specs, timeout_s)
     missing = [s.spec for s in before if s.status == "missing"]
     created: set[str] = set()

@@ -88,13 +88,16 @@ def run_role(
     role: Role,
     loglevel: str = "warning",
     host_roles: Sequence[str] = ("verifier",),
+    topics_ready: bool = False,
 ) -> None:
-    """Run one role in this process until it is stopped."""
+    """Run one role in this process until it is stopped. `topics_ready`: the supervisor has
+    checked Kafka and the topics already, so this process need not load confluent-kafka."""
     import faust
     from hallmon.workers.telemetry import configure_export
 
     configure_export(settings.otel, role)
-    ensure_hallmon_topics(settings)
+    if not topics_ready:
+        ensure_hallmon_topics(settings)
     check_role_redis(settings, role)
     app, _ = build_app(settings, role, host_roles)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
@@ -102,6 +105,63 @@ def run_role(
     # so every library's debug record was built and then dropped (6 % of the assembler's CPU).
     worker.spinner = None
     worker.execute_from_commandline()
+
+
+def _configure_logging(loglevel: str) -> None:
+    logging.basicConfig(
+        level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+
+
+def _refusal(exc: BaseException) -> bool:
+    """Kafka or Redis unreachable or refusing hallmon: said in one line (the message names
+    the setting to fix), not with a traceback."""
+    from hallmon.topology.redis_client import RedisRefusedError
+
+    if isinstance(exc, RedisRefusedError):
+        return True
+    # Only a process that loaded the Kafka admin client can have raised its error; importing
+    # it here just to test would load confluent-kafka into every role.
+    kafka_client = sys.modules.get("hallmon.topology.kafka_client")
+    return kafka_client is not None and isinstance(exc, kafka_client.KafkaUnavailableError)
+
+
+def role_main(
+    role: Role,
+    loglevel: str = "warning",
+    host_roles: Sequence[str] = (),
+    topics_ready: bool = False,
+) -> int:
+    """One role until it is stopped (the CLI's `hallmon worker --role R` and each process of
+    `--role all`); 2 with a one-line message when Kafka or Redis refuse."""
+    from hallmon.topology.settings import get_settings
+
+    _configure_logging(loglevel)
+    try:
+        run_role(get_settings(), role, loglevel, host_roles or (role,), topics_ready)
+    except Exception as exc:
+        if not _refusal(exc):
+            raise
+        print(f"hallmon worker --role {role}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def topics_main(loglevel: str = "warning") -> int:
+    """Check Kafka and create or check the topics, then exit: the supervisor runs this in a
+    process of its own, once for all roles, so neither it nor the roles keep confluent-kafka
+    (~20 MB each) resident."""
+    from hallmon.topology.settings import get_settings
+
+    _configure_logging(loglevel)
+    try:
+        ensure_hallmon_topics(get_settings())
+    except Exception as exc:
+        if not _refusal(exc):
+            raise
+        print(f"hallmon worker: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _die_with_parent() -> None:
@@ -119,10 +179,14 @@ def spawn_role(
     env: dict[str, str] | None = None,
     loglevel: str = "warning",
     host_roles: Sequence[str] = (),
+    topics_ready: bool = False,
 ) -> Any:
-    cmd = [sys.executable, "-m", "hallmon.cli", "worker", "--role", role, "--loglevel", loglevel]
+    # This module, not the CLI: a role process need not load typer, rich and every command.
+    cmd = [sys.executable, "-m", "hallmon.workers.runner", "--role", role, "--loglevel", loglevel]
     if host_roles:
         cmd += ["--host-roles", ",".join(host_roles)]
+    if topics_ready:
+        cmd.append("--topics-ready")
     return subprocess.Popen(cmd, env=env or os.environ.copy(), preexec_fn=_die_with_parent)
 
 
@@ -136,11 +200,24 @@ def _role_env(index: int) -> dict[str, str]:
 
 
 def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int:
-    """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM."""
+    """Run each role in a child process; stop all when one exits or on SIGINT/SIGTERM.
+
+    Kafka and the topics are checked first, once, in a process that then exits (2 when Kafka
+    is unreachable or refuses, with its message)."""
+    topics = subprocess.run(
+        [sys.executable, "-m", "hallmon.workers.runner", "--ensure-topics", "--loglevel", loglevel],
+        env=os.environ.copy(),
+        preexec_fn=_die_with_parent,
+        check=False,
+    )
+    if topics.returncode != 0:
+        return topics.returncode
     # Each child knows its siblings, so the verifier leaves them their share of the cores, and
     # gets its own Prometheus port.
     children = {
-        role: spawn_role(role, env=_role_env(i), loglevel=loglevel, host_roles=roles)
+        role: spawn_role(
+            role, env=_role_env(i), loglevel=loglevel, host_roles=roles, topics_ready=True
+        )
         for i, role in enumerate(roles)
     }
     stopping = False
@@ -175,12 +252,25 @@ def spawn_roles(roles: Sequence[Role] = ROLES, loglevel: str = "warning") -> int
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m hallmon.workers.runner [--loglevel L]`: the supervisor of all roles, which
-    `hallmon worker --role all` execs into so the CLI's imports do not stay resident."""
+    `hallmon worker --role all` execs into so the CLI's imports do not stay resident; with
+    `--role R`, one role process of it; with `--ensure-topics`, its one-shot topic check."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m hallmon.workers.runner")
     parser.add_argument("--loglevel", default="warning")
+    parser.add_argument("--role", choices=ROLES, default=None)
+    parser.add_argument("--host-roles", default="")
+    parser.add_argument("--topics-ready", action="store_true")
+    parser.add_argument("--ensure-topics", action="store_true")
     args = parser.parse_args(argv)
+    if args.ensure_topics:
+        return topics_main(args.loglevel)
+    if args.role is not None:
+        from hallmon.workers.host import parse_roles
+
+        return role_main(
+            args.role, args.loglevel, parse_roles(args.host_roles or args.role), args.topics_ready
+        )
     return spawn_roles(loglevel=args.loglevel)
 
 
@@ -190,6 +280,7 @@ __all__ = [
     "check_role_redis",
     "ensure_hallmon_topics",
     "main",
+    "role_main",
     "run_role",
     "spawn_roles",
 ]

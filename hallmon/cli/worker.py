@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Annotated, Literal
@@ -34,33 +33,20 @@ def worker(
     ] = "",
 ) -> None:
     """Consume agent traces, assemble answers, verify them, publish verdicts and fatigue."""
-    from hallmon.topology.settings import get_settings
-    from hallmon.workers.runner import run_role
-
     if role not in ("all", "assembler", "verifier", "fatigue"):
         raise typer.BadParameter(f"--role {role!r}: use all, assembler, verifier or fatigue")
-    logging.basicConfig(
-        level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     from hallmon.workers.host import parse_roles
 
     try:
         sharing = parse_roles(host_roles or role)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--host-roles") from exc
-    if role == "all":
-        # Replace this process with the small supervisor: the CLI's imports (the model runtime,
-        # rich, every command) would otherwise stay resident beside the three roles.
-        supervisor = [sys.executable, "-m", "hallmon.workers.runner", "--loglevel", loglevel]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execv(sys.executable, supervisor)
-    from hallmon.topology.kafka_client import KafkaUnavailableError
-    from hallmon.topology.redis_client import RedisRefusedError
-
-    try:
-        run_role(get_settings(), role, loglevel=loglevel, host_roles=sharing)  # type: ignore[arg-type]
-    except (KafkaUnavailableError, RedisRefusedError) as exc:
-        # Said once, without a traceback: the message names the setting to fix.
-        typer.echo(f"hallmon worker --role {role}: error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
+    # Replace this process with the small runner (the supervisor of all roles, or the one role):
+    # the CLI's imports (typer, rich, every command, confluent-kafka) would otherwise stay
+    # resident beside the worker.
+    runner = [sys.executable, "-m", "hallmon.workers.runner", "--loglevel", loglevel]
+    if role != "all":
+        runner += ["--role", role, "--host-roles", ",".join(sharing)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, runner)

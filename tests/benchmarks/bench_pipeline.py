@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from hallmon.schemas import AssembledResponse, ResponseContext, VerdictEvent, decode  # noqa: E402
-from hallmon.topology.kafka_client import make_consumer, make_producer  # noqa: E402
+from hallmon.topology.kafka_client import make_admin, make_consumer, make_producer  # noqa: E402
 from hallmon.topology.settings import HallmonSettings  # noqa: E402
 from hallmon.workers.host import available_cores, plan_host  # noqa: E402
 from hallmon.workers.runner import ensure_hallmon_topics  # noqa: E402
@@ -190,6 +190,11 @@ def rss_mb(pids: Sequence[int]) -> float:
     return round(total / 1024, 1)
 
 
+# Settings given with --worker-env, for every worker process (the caller's HALLMON_ variables
+# are not passed on, so a stray one cannot skew a run).
+WORKER_ENV: dict[str, str] = {}
+
+
 class Workers:
     """`hallmon worker` processes on their own topics and consumer groups."""
 
@@ -215,6 +220,7 @@ class Workers:
         ):
             if key in os.environ:
                 base[key] = os.environ[key]
+        base.update(WORKER_ENV)
         self.settings = HallmonSettings.model_validate({"topics": {"prefix": self.prefix}})
         ensure_hallmon_topics(self.settings)
         self.log = Path(tempfile.gettempdir()) / f"{self.prefix}worker.log"
@@ -244,6 +250,16 @@ class Workers:
         # faust leaves a data folder per app id in the working directory.
         for folder in Path.cwd().glob(f"{self.prefix}*-data"):
             shutil.rmtree(folder, ignore_errors=True)
+        # The run's topics (and the assembler's changelog) go too: hundreds of leftover
+        # partitions keep the broker busy and slow the runs after this one.
+        admin = make_admin(self.settings.kafka, {"log_level": 0})
+        mine = [t for t in admin.list_topics(timeout=10).topics if t.startswith(self.prefix)]
+        if mine:
+            for future in admin.delete_topics(mine, operation_timeout=30).values():
+                try:
+                    future.result(timeout=30)
+                except Exception as exc:  # a topic left behind costs the broker, not the run
+                    print(f"could not delete a benchmark topic: {exc}", file=sys.stderr)
 
     def plan_lines(self) -> list[str]:
         lines = self.log.read_text(errors="replace").splitlines()
@@ -453,9 +469,22 @@ def main() -> None:
         action="store_true",
         help="run the verifier without the session conflict check (HALLMON_CONFLICTS__ENABLED)",
     )
+    parser.add_argument(
+        "--worker-env",
+        action="append",
+        default=[],
+        metavar="HALLMON_X=VALUE",
+        help="a setting for every worker process of the run (repeatable), e.g. "
+        "HALLMON_KAFKA__LINGER_MS=5",
+    )
     args = parser.parse_args()
     if args.no_conflicts:
         os.environ["HALLMON_CONFLICTS__ENABLED"] = "false"
+    for item in args.worker_env:
+        key, sep, value = item.partition("=")
+        if not sep or not key.startswith("HALLMON_"):
+            parser.error(f"--worker-env {item!r}: give HALLMON_NAME=VALUE")
+        WORKER_ENV[key] = value
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     if parts - set(PARTS):
         parser.error(f"--parts: unknown {sorted(parts - set(PARTS))}; use {', '.join(PARTS)}")
@@ -467,6 +496,7 @@ def main() -> None:
         "cores": cores,
         "load_average_at_start": os.getloadavg(),
         "answers": args.answers,
+        "worker_env": dict(WORKER_ENV),
     }
     print("bare model ...", flush=True)
     bare = BareModel(settings, args.answers, host.model_threads)

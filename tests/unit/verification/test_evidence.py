@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hallmon.schemas import (
@@ -16,6 +17,7 @@ from hallmon.schemas import (
 )
 
 from hallmon.verification.evidence import (
+    BM25Retriever,
     EvidenceIndex,
     PassageConfig,
     approx_tokens,
@@ -249,3 +251,23 @@ def test_amounts_of_an_object_in_minor_units_are_read_in_major_units_too() -> No
     text = render_record({"currency": "USD", "rates_minor": {"day": 38500, "week": 115500}})
     assert "Rates minor: day 38500, week 115500." in text
     assert "Rates: day 385.00, week 1155.00." in text
+
+
+def test_bm25_scores_are_lucene_bm25() -> None:
+    """k1=1.5, b=0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)); a repeated query token counts
+    twice, a token no passage holds adds nothing."""
+    passages = [["refund", "window", "days"], ["refund", "refund"], ["shipping"]]
+    retriever = BM25Retriever(passages, [" ".join(p) for p in passages])
+    avg = 2.0
+
+    def term(tf: int, length: int, df: int) -> float:
+        idf = math.log(1 + (3 - df + 0.5) / (df + 0.5))
+        return idf * tf / (tf + 1.5 * (0.25 + 0.75 * length / avg))
+
+    got = retriever.scores(["refund", "days", "unknown"], "")
+    want = [term(1, 3, 2) + term(1, 3, 1), term(2, 2, 2), 0.0]
+    assert got == pytest.approx(want, rel=1e-6)
+    twice = retriever.scores(["days", "days"], "")
+    assert twice[0] == pytest.approx(2 * term(1, 3, 1), rel=1e-6)
+    assert list(BM25Retriever([], []).scores(["refund"], "")) == []
+    assert list(BM25Retriever([[], []], ["", ""]).scores(["refund"], "")) == [0.0, 0.0]
