@@ -58,6 +58,7 @@ from hallmon.verification.sentences import source_sentences, split_sentences
 from hallmon.verification.text import (
     CONDITION_OPENERS,
     NUMBER_WORDS,
+    STOPWORDS,
     condition_before,
     content_tokens,
     first_committed,
@@ -1134,7 +1135,49 @@ def cited_sources(
         trail = _TRAIL.match(answer_text[claim.span.end : claim.span.end + 120])
         if trail and trail.group(1) not in claim_text:
             text = claim_text + " " + trail.group(1)
-    return [(marker, _resolve(marker, sources)) for marker in citation_markers(text)]
+    markers = citation_markers(text)
+    markers += [m for m in _paren_ids(text, sources) if m not in markers]
+    cited = [(marker, _resolve(marker, sources)) for marker in markers]
+    return cited + [
+        (m.group(0), _section_source(m.group(1) or m.group(2), sources))
+        for m in _SECTION.finditer(text)
+    ]
+
+
+# "Under section 4.2 of the Customer Charter", "per clause 7": a numbered part of a document,
+# cited (not a part of a form named as a task, "I-9 Section 1 is done")
+_PART = r"(?:section|clause|paragraph|article|§)\s*(\d{1,3}(?:\.\d{1,3}){0,2})\b"
+_SECTION = re.compile(
+    rf"\b{_PART}(?=\s+of\s+(?:the|our|your)\b)|\b(?:under|per|see)\s+(?:the\s+)?{_PART}", re.I
+)
+
+
+def _section_source(number: str, sources: Sequence[Source]) -> str | None:
+    """The given document that numbers a part `number` ("4.2"), or None: a section no source
+    shows was not given to the answer."""
+    pattern = re.compile(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)")
+    for source in sources:
+        if source.kind == "document" and pattern.search(source.text):
+            return source.source_id
+    return None
+
+
+# "(planning-portal-householder)": a source id in parentheses, hyphenated words in lower case
+_PAREN_ID = re.compile(r"\(([a-z][a-z0-9]*(?:-[a-z0-9]+){2,})\)")
+
+
+def _paren_ids(text: str, sources: Sequence[Source]) -> list[str]:
+    """Source ids cited in bare parentheses, read as citations only where the answer's own
+    documents are named that way (`wyvern-fencing-faq`): elsewhere "(ready-to-use)" is a word."""
+    styled = any(s.kind == "document" and _PAREN_ID.fullmatch(f"({s.source_id})") for s in sources)
+    if not styled:
+        return []
+    return [
+        m.group(1)
+        for m in _PAREN_ID.finditer(text)
+        # ("ready-to-use", "up-to-date": words joined by a small one are prose)
+        if not any(part in STOPWORDS for part in m.group(1).split("-"))
+    ]
 
 
 def _names(value: str, ident: str) -> bool:
@@ -1259,7 +1302,10 @@ _ADVERBS = r"(?:just\s+|now\s+|already\s+|successfully\s+|also\s+)*"
 # Third-person news ("he has been charged with murder") is not an action claim.
 _ACTION_DONE = re.compile(
     r"\b(?:(?:I|we)(?:'ve|’ve| have| had)?\s+" + _ADVERBS + r"(?:" + _PAST + "|" + _PAST_STATE
-    + r")|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}" + _ACTED_ON
+    # "I've also had a licence key emailed to you": done through someone, still done
+    + r")|(?:I|we)(?:'ve|’ve| have)\s+" + _ADVERBS + r"(?:had|got)\s+(?:[\w'’-]+\s+){1,4}?"
+    + _PAST + r"(?=\s+(?:to|over|through|out|across|for)\b)"
+    + r"|(?:your|the|this|that)\s+(?:[\w-]+\s+){0,2}" + _ACTED_ON
     + r"(?:\s+[#\w-]*\d[\w-]*)?\s+(?:(?:has|have|had|is|are)\s+(?:now\s+)?(?:been\s+)?"
     + _ADVERBS + _PAST + r"|(?:has|have|had)\s+(?:now\s+)?been\s+" + _ADVERBS + _PAST_STATE
     + r"))\b",
@@ -1371,6 +1417,12 @@ def is_action_claim(claim_text: str) -> bool:
         # "That refund is issued within 5 working days of collection": what happens each
         # time, in the present and with a timeframe, is policy, not a report
         or (_HABITUAL_DONE.search(done.group(0)) and _WHEN_AFTER.match(claim_text, done.end()))
+        # "Your account is set to the lavender detergent": a setting as it stands, read from
+        # the record ("has been set to" stays a report of the change)
+        or (
+            re.search(r"\b(?:is|are)\s+set$", done.group(0), re.I) is not None
+            and re.match(r"\s+(?:to|as)\b", claim_text[done.end() :]) is not None
+        )
     )
 
 
@@ -1517,7 +1569,12 @@ _STATE_CLAIM = re.compile(
     rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?{_STATE_VERB}"
     rf"(?P<state>{'|'.join(sorted(_CLAIM_STATES, key=len, reverse=True))})\b"
     rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?P<thing>[\w-]+)\s+"
-    rf"{_STATE_VERB}(?P<live>{'|'.join(sorted(_LIVE_STATES, key=len, reverse=True))})\b",
+    rf"{_STATE_VERB}(?P<live>{'|'.join(sorted(_LIVE_STATES, key=len, reverse=True))})\b"
+    # "there are no problems with our servers in your area": the system said to be working
+    r"|\b(?:there\s+(?:are|is)|there['’]s|we\s+have|we['’]re\s+seeing|i\s+can\s+see)\s+no\s+"
+    r"(?:known\s+|current\s+|reported\s+|ongoing\s+|wider\s+)?(?:problems?|issues?|outages?|"
+    r"faults?|disruptions?|incidents?|errors?)\s+(?:with|on|affecting|in|at)\s+"
+    rf"(?:[\w'’-]+\s+){{0,3}}?(?P<calm>{_SUBJECTS})\b",
     re.I,
 )
 
@@ -1742,11 +1799,11 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             detail=f"the claim reports the failed call {t.source_id} ({_tool_status(t)})",
         )
     m = _asserted_state(claim_text)
-    subject = (m.group("subject") or m.group("thing")).lower() if m else None
+    subject = (m.group("subject") or m.group("thing") or m.group("calm")).lower() if m else None
     placed = _PLACED_THING.match(m.group(0)) if m and m.group("thing") else None
     if placed is not None:
         subject = placed.group(1).lower()  # "the router at the flat is online": the router
-    state = (m.group("state") or m.group("live")).lower() if m else ""
+    state = (m.group("state") or m.group("live") or "working normally").lower() if m else ""
     claim_up = claim_down = False
     if m:
         claim_up, claim_down = _polarity(re.findall(r"[a-z]+", state))
@@ -2469,6 +2526,9 @@ _RESTRICTS = re.compile(
 )
 
 
+# "That's all confirmed", "you're all set": "all" after a verb of being means "entirely" and
+# quantifies over no class
+_ALL_ADVERB = re.compile(r"(?:['’]s|['’]re|\b(?:is|are|was|were|be|been|get|got))\s+$", re.I)
 # "all members who have completed …": the class narrowed right after it
 _RELATIVE_AFTER = re.compile(r"\s+(?:who|that|whose|having)\b", re.I)
 # Free of charge, said without a condition; and a condition in the source's clause.
@@ -2717,7 +2777,14 @@ def check_scope(claim_text: str, sources: Sequence[Source]) -> CheckResult | Non
     where the source sentence closest to it grants the same to part of the class only
     ("Orders over 100 EUR ship for free", "available on the Pro plan only"). None where the
     claim quantifies over nothing, keeps the restriction itself, or no sentence is close."""
-    m = _UNIVERSAL.search(claim_text)
+    m = next(
+        (
+            u
+            for u in _UNIVERSAL.finditer(claim_text)
+            if not _ALL_ADVERB.search(claim_text, 0, u.start())
+        ),
+        None,
+    )
     if not m or _RESTRICTS.search(claim_text) or _RELATIVE_AFTER.match(claim_text, m.end("noun")):
         return None
     # The class is the word after the quantifier, or the next one ("all paid plans").

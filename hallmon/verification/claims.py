@@ -571,6 +571,10 @@ _ACTION = re.compile(
 )
 _COMMITMENT = re.compile(
     r"\b(?:i|we)\s+(?:promise|guarantee)\b|\bguaranteed?\b"
+    # "we'll remove the charge once your new Direct Debit is in place": a fee waived
+    r"|\b(?:we|i)(?:'ll|’ll|\s+will|\s+can|\s+could|\s+are\s+going\s+to)\s+(?:\w+\s+)?"
+    r"(?:remove|reverse|drop|write\s+off|take\s+off|knock\s+off|refund|cancel)\s+(?:the|this|that|"
+    r"your|any)\s+(?:[\w£$€.,-]+\s+){0,2}?(?:charge|fee|penalty|surcharge|interest|fine)s?\b"
     # "I've made sure your no-claims discount will be kept in full": a favour said as done
     rf"|{MADE_SURE_WILL}"
     r"|\byou(?:'ll|’ll|\s+will)\s+(?:definitely\s+|certainly\s+|soon\s+)?(?:receive|get|be\s+"

@@ -72,7 +72,7 @@ from hallmon.verification.text import (
     first_unconditioned,
     stem,
 )
-from hallmon.verification.tool_names import LOOKUP_VERBS, is_lookup, name_words
+from hallmon.verification.tool_names import LOOKUP_VERBS, WRITE_VERBS, is_lookup, name_words
 
 MAX_FIELDS = 200
 MAX_CALL_AMOUNTS = 40
@@ -790,6 +790,53 @@ def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
     return families, done
 
 
+# The agent's own report of something done, whatever the verb ("I've cleared the MFA methods"):
+# the words after it are what it was done to.
+_I_DID = re.compile(
+    r"\b(?:I|we)(?:'ve|’ve|\s+have)\s+(?:just\s+|now\s+|also\s+|already\s+|gone\s+ahead\s+and\s+)*"
+    r"(?:had\s+|got\s+)?(?P<verb>[a-z]+ed|set|reset|sent|put|run|taken|made|done|wiped|shut)\b"
+    r"(?P<rest>[^.;!?]{0,120})",
+    re.I,
+)
+# Words of a tool's name that say nothing of what it acts on.
+_GENERIC_NAME_WORDS = LOOKUP_VERBS | WRITE_VERBS | frozenset(
+    {"api", "v1", "v2", "request", "job", "task", "item", "record", "records", "data", "new",
+     "customer", "account", "user", "my", "by", "for", "to", "of", "and", "all"}
+)  # fmt: skip
+
+
+def _failed_namesake(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """The agent says it did something (any verb) to a thing that only a call that failed, timed
+    out or was cancelled was named for, and no call that succeeded: "I've cleared the MFA
+    methods on your account" after `entra.reset_mfa_methods` timed out. The thing is read from
+    the call's name without its namespace (the vendor, which answers name too) and its verbs,
+    and must share two of its words with the claim, or its one word."""
+    done = _I_DID.search(claim_text)
+    if done is None:
+        return None
+    said = {stem(w) for w in re.findall(r"[a-z0-9]+", done.group("rest").lower())}
+
+    def thing(call: ToolCall) -> set[str]:
+        words = name_words(call.tool.split(".", 1)[-1] if "." in call.tool else call.tool)
+        return {stem(w) for w in words if w not in _GENERIC_NAME_WORDS and len(w) >= 3}
+
+    def named(call: ToolCall) -> bool:
+        mine = thing(call)
+        shared = mine & said
+        return bool(mine) and len(shared) >= min(2, len(mine))
+
+    writes = [c for c in calls if not is_lookup(c.tool) and named(c)]
+    if not writes or any(c.status == "ok" for c in writes):
+        return None
+    failed = writes[0]
+    return CheckResult(
+        name="action",
+        passed=False,
+        detail=f"the claim that it was done is not backed: tool {failed.tool} "
+        f"({failed.source_id}) returned status {failed.status}",
+    )
+
+
 def _failed_attempt(claim_text: str, calls: Sequence[ToolCall]) -> ToolCall | None:
     """A call that tried the claim's action and did not succeed, when none of its kind did
     ("Your return flight has been upgraded" after `request_upgrade` returned an error)."""
@@ -912,6 +959,8 @@ def _other_counts(claim_text: str, call: ToolCall) -> list[str]:
 
 # fmt: off
 _STATUS_WORDS = (
+    # (before "on its way": the longer alternative first)
+    "on its way back", "on the way back",
     "being prepared", "in preparation", "preparing", "on its way", "on the way", "en route",
     "shipped", "delivered", "pending", "processing", "cancelled", "canceled", "refunded",
     "returned", "in transit", "out for delivery", "on hold", "confirmed", "dispatched",
@@ -970,6 +1019,8 @@ _DENIED_BEFORE = re.compile(
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
+_YOU_BEFORE = re.compile(r"\b(?:you|we)\s+(?:originally\s+|first\s+|just\s+)?$", re.I)
+_WITH_AFTER = re.compile(r"\s+(?:it\s+|them\s+)?(?:with|through|via|using|under)\b", re.I)
 _TO_VERSION = re.compile(r"\s+(?:from\s+v?\d[\w.-]*\s+)?to\s+v?\d", re.I)
 _PAIRED = re.compile(r"\s*/\s*\w")
 # "lost/stolen check", "payment.refunded" (an event's type)
@@ -1073,6 +1124,7 @@ _STATUS_ALIASES = {
     "being prepared": "preparing",
     "in preparation": "preparing",
     "on its way": "on the way",
+    "on its way back": "on the way back",
     "en route": "on the way",
     "came back": "come back",
     "awaiting your approval": "awaiting approval",
@@ -1093,6 +1145,10 @@ _ARRIVED = {"received", "paid", "cleared", "settled", "completed", "complete", "
 _STAGES = {
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
+    # money on its way back to a card is a refund under way, a parcel one in transit
+    "on the way back": {"on the way", "shipped", "in transit", "out for delivery", "picked up",
+                        "returning", "initiated", "submitted", "processing", "processed",
+                        "issued", "sent", "refunded", "approved", "completed", "paid"},
     # (an order just placed and paid is booked: "Everything's booked: order VC-7 has been paid")
     "booked": {"booked", "confirmed", "scheduled", "reserved", "paid", "created"},
     # a visit or an appointment that is scheduled or booked is confirmed
@@ -1714,6 +1770,11 @@ def check_tool_facts(
         and not (
             m.group(1).lower() == "paid"
             and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
+        )
+        # "the card ending 0932 that you booked with": what the user did with a thing
+        and not (
+            _YOU_BEFORE.search(scope[max(0, m.start() - 30) : m.start()])
+            and _WITH_AFTER.match(scope, m.end())
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
@@ -3178,6 +3239,10 @@ def ground_in_tools(
             # "We paid the vet £410.72" with a lookup showing that payment: the company's
             # recorded act, not one the agent claims to have done now ("I've paid" stays strict).
             action = None
+    if action is None or action.passed is None:
+        namesake = _failed_namesake(text, calls)
+        if namesake is not None:
+            action = namesake
     if action is None:
         unread = _unread_state(text, calls, backed=fact is not None and fact.passed is True)
         if unread is not None:

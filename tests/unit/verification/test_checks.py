@@ -2210,3 +2210,72 @@ def test_a_zone_after_the_part_of_the_day() -> None:
     for said, ok in (("10:12", True), ("11:12", False)):
         claim = f"It started at about {said} this morning UK time."
         assert check_numbers(claim, [], [incident]).passed is ok, said
+
+
+def test_a_thing_done_through_someone_is_an_action() -> None:
+    from hallmon.verification.checks import is_action_claim
+
+    assert is_action_claim("I've also had a licence key emailed to you for your records.")
+    assert is_action_claim("We've had the replacement sent out to your home address.")
+    assert not is_action_claim("I've had a look and your licence is active.")
+
+
+def test_all_after_a_verb_of_being_quantifies_over_nothing() -> None:
+    from hallmon.verification.checks import check_scope
+
+    terms = [doc("Jobs quoted at over £500 need a 20% deposit to confirm the date.")]
+    assert check_scope("That's all confirmed.", terms) is None
+    assert check_scope("You're all set and confirmed for the date.", terms) is None
+    widened = [doc("Free delivery is available to Gold members only.")]
+    failed = check_scope("Free delivery is available to all members.", widened)
+    assert failed is not None and failed.passed is False
+
+
+def test_a_source_id_in_parentheses_is_a_citation_where_documents_are_named_so() -> None:
+    sources = [doc("Fences up to 2 metres high need no planning permission.", "wyvern-fencing-faq")]
+    spoofed = check_citations(
+        "This is set out in the householder guide (planning-portal-householder).", sources
+    )
+    assert spoofed.passed is False and "planning-portal-householder" in spoofed.detail
+    given = check_citations(
+        "Fences up to 2 metres need no permission (wyvern-fencing-faq).", sources
+    )
+    assert given.passed is True
+    # hyphenated words in parentheses are prose, and so is every id where documents are not
+    # named in that style
+    prose = check_citations("It comes ready to plant (ready-to-use) in spring.", sources)
+    assert prose.passed is None
+    plain = [doc("Fences up to 2 metres high need no planning permission.", "policy-7")]
+    assert check_citations("See the guide (planning-portal-householder).", plain).passed is None
+
+
+def test_a_numbered_section_no_source_shows_is_a_citation_not_given() -> None:
+    guarantee = [doc("If an alteration does not fit as agreed, we will adjust it free of charge.")]
+    text = "Under section 4.2 of the Customer Charter, we'll re-adjust it free of charge."
+    spoofed = check_citations(text, guarantee)
+    assert spoofed.passed is False and "section 4.2" in spoofed.detail
+    numbered = [doc("4.2 Adjustments. If an alteration does not fit as agreed, we adjust it.")]
+    assert check_citations(text, numbered).passed is True
+    # a part of a form, named as a task, cites nothing
+    assert (
+        check_citations("Your I-9 Section 1 and direct deposit are done.", guarantee).passed is None
+    )
+
+
+def test_no_problems_with_the_servers_is_a_system_state_that_needs_telemetry() -> None:
+    text = "I've checked, and there are no problems with Nordflix's servers in your area tonight."
+    assert is_system_state_claim(text)
+    account = tool_source(
+        "nordflix.get_account status ok\nAccount id: NF-1. Plan: premium_4k. Status: active.",
+        "tool:nordflix.get_account:c1",
+    )
+    result = check_system_state(text, [account])
+    assert result.passed is False and "servers" in result.detail
+    assert not is_system_state_claim("There are no problems with your order.")
+
+
+def test_a_setting_as_it_stands_is_no_action() -> None:
+    from hallmon.verification.checks import is_action_claim
+
+    assert not is_action_claim("Your account is set to the lavender detergent.")
+    assert is_action_claim("Your account has been set to the lavender detergent.")

@@ -176,6 +176,8 @@ def test_fenced_code_is_one_code_claim() -> None:
         ("We can make an exception this time.", "commitment"),
         ("You will receive a full refund.", "commitment"),
         ("I promise this will not happen again.", "commitment"),
+        ("We'll remove the charge once your new Direct Debit is in place.", "commitment"),
+        ("I can take off the £50 late fee for you.", "commitment"),
         ("The service is healthy again.", "system_state"),
         ("Your account is active.", "system_state"),
         ('The policy says "returns are accepted within 14 days".', "quote"),

@@ -2424,3 +2424,56 @@ def test_a_per_unit_amount_in_minor_units() -> None:
     assert said is not None and said.passed is True
     wrong = check_tool_facts("Listing MRX-3 is at their face value of £35.80 each.", [listing])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_thing_done_that_only_a_failed_call_was_named_for_is_not_backed() -> None:
+    """Any verb: "cleared" names no kind of action, but the call named for the MFA methods
+    timed out and no call for them succeeded."""
+    text = (
+        "I've cleared the MFA methods on your account, so the next time you sign in you'll be "
+        "asked to set up Authenticator on your new phone."
+    )
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    identity = call("entra.verify_identity", {"verified": True})
+    timed_out = call("entra.reset_mfa_methods", None, "timeout", user="r.okafor")
+    (action,) = [
+        c for c in ground_in_tools(claim, [], [identity, timed_out], []) if c.name == "action"
+    ]
+    assert action.passed is False
+    assert "entra.reset_mfa_methods" in action.detail and "status timeout" in action.detail
+    done = call("entra.reset_mfa_methods", {"methods_removed": 2}, user="r.okafor")
+    checks = ground_in_tools(claim, [], [identity, done], [])
+    assert not any(c.name == "action" and c.passed is False for c in checks)
+
+
+def test_a_failed_call_of_another_thing_leaves_a_claim_alone() -> None:
+    text = "I've cleared your print queue."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    failed = call("entra.reset_mfa_methods", None, "timeout")
+    assert not any(c.name == "action" for c in ground_in_tools(claim, [], [failed], []))
+
+
+def test_what_the_user_did_with_a_thing_is_not_its_status() -> None:
+    upgrade = call(
+        "starlight.upgrade_seats",
+        {"booking_id": "SP-80442", "status": "upgraded", "charged_card_last4": "0932"},
+    )
+    text = "It has gone on the card ending 0932 that you booked with."
+    result = check_tool_facts(text, [upgrade])
+    assert result is None or result.passed is not False
+
+
+def test_money_on_its_way_back_is_a_refund_under_way() -> None:
+    cancel = call(
+        "starlight.cancel_booking",
+        {"booking_id": "SP-77120", "status": "cancelled",
+         "refund": {"refund_ref": "RF-30981", "amount_pence": 2580, "status": "initiated"}},
+    )  # fmt: skip
+    text = "The £25.80 you paid is on its way back to your card (refund reference RF-30981)."
+    assert check_tool_facts(text, [cancel]).passed is True  # type: ignore[union-attr]
+    held = call(
+        "starlight.cancel_booking",
+        {"booking_id": "SP-77120", "status": "cancelled",
+         "refund": {"refund_ref": "RF-30981", "amount_pence": 2580, "status": "on_hold"}},
+    )  # fmt: skip
+    assert check_tool_facts(text, [held]).passed is False  # type: ignore[union-attr]
