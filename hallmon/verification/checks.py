@@ -111,6 +111,27 @@ _YOUR_TIME = re.compile(
 )
 
 
+# "your Visa ending 4410", "the account ending in 0932": the last digits of a card or an
+# account, which a tool may hold inside a code (`method: visa_ending_4410`)
+_ENDING_BEFORE = re.compile(
+    r"\b(?:ending|ends|ending\s+in|ends\s+in|last\s+(?:four|4)(?:\s+digits)?(?:\s+of)?)\s*$", re.I
+)
+
+
+def _digits_suffix(claim_text: str, q: Quantity, sources: Sequence[Source]) -> str | None:
+    """The claim's card or account ending found as a run of digits in a source's value."""
+    if q.kind != "number" or not _ENDING_BEFORE.search(claim_text[: q.start]):
+        return None
+    digits = q.text.strip()
+    if not digits.isdigit():
+        return None
+    run = re.compile(rf"(?<!\d){digits}(?!\d)")
+    for source in sources:
+        if run.search(source.text):
+            return f"'{digits}' found in source {source.source_id} as the last digits of a value"
+    return None
+
+
 def check_numbers(
     claim_text: str,
     evidence: Sequence[Evidence],
@@ -181,6 +202,10 @@ def check_numbers(
             continue
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
+            continue
+        suffix = _digits_suffix(claim_text, q, sources)
+        if suffix is not None:
+            found.append(suffix)
             continue
         zoned = (
             _zoned_elsewhere(q, answer_text, in_sources)
@@ -1183,6 +1208,9 @@ def _paren_ids(text: str, sources: Sequence[Source]) -> list[str]:
 def _names(value: str, ident: str) -> bool:
     """Whether `value` (lower case) is, or names as a whole token, the identifier."""
     low = ident.lower()
+    if low.isdigit():
+        # ("visa_ending_4410" holds the card ending 4410: an underscore joins words of a code)
+        return re.search(rf"(?<![^\W_]|-){low}(?![^\W_]|-)", value) is not None
     return low == value or re.search(rf"(?<![\w-]){re.escape(low)}(?![\w-])", value) is not None
 
 
@@ -2551,6 +2579,58 @@ _CONDITIONED = re.compile(
 )
 
 
+# Whom a grant is for: "free for Laundrio Club members", "Plant Club members get free …"
+_CLASS_NOUNS = (
+    r"(?:members?|subscribers?|cardholders?|holders?|students?|staff|employees?|residents?|"
+    r"patients?|pensioners?|veterans?|account\s+holders?)"
+)
+_CLASS_AFTER = re.compile(
+    rf"^\s*(?:for|to)\s+(?:all\s+)?((?:[\w'’-]+\s+){{0,3}}?{_CLASS_NOUNS})\b", re.I
+)
+_CLASS_SUBJECT = re.compile(
+    rf"^\s*((?:[\w'’-]+\s+){{0,3}}?{_CLASS_NOUNS})\s+(?:get|gets|receive|enjoy|have|pay|qualify)\b",
+    re.I,
+)
+
+
+def _class_dropped(
+    best: tuple[float, str, str], after: str, answer_words: set[str], sources: Sequence[Source]
+) -> CheckResult | None:
+    """The grant is for a class of people ("free for Laundrio Club members", "Plant Club
+    members get free standard delivery") that the answer never names, and no record shows the
+    user in (`plan: Prime` of "LoungePass Prime members"): it widens the grant. A record that
+    shows the user out of it (`club_member: false`) makes it wrong whatever the answer says."""
+    m = _CLASS_AFTER.match(after) or _CLASS_SUBJECT.match(best[2])
+    if m is None:
+        return None
+    wanted = {stem(w) for w in content_tokens(m.group(1))}
+    said = {stem(w) for w in answer_words}
+    # the class's own words, without the kind of person ("Prime" of "LoungePass Prime members")
+    qualifiers = wanted - {stem(w) for w in re.findall(r"[a-z]+", _CLASS_NOUNS)}
+    records = [s.text for s in sources if s.kind in ("tool_result", "memory")]
+    # ("Customer: customer id LC-7731, club member no." of `club_member: false`)
+    out = [
+        t
+        for t in records
+        for q in qualifiers
+        if re.search(
+            rf"\b{re.escape(q)}\w*(?:[ _][a-z]+){{0,3}}?(?::\s*|\s+)(?:false|no)\b", t, re.I
+        )
+    ]
+    shown_in = not out and any(
+        qualifiers & {stem(w) for w in re.findall(r"[a-z]+", t.lower())} for t in records
+    )
+    # (half its words is the class kept: "as a Club member" of "Laundrio Club members")
+    if not wanted or shown_in or (not out and 2 * len(wanted & said) >= len(wanted)):
+        return None
+    return CheckResult(
+        name="scope",
+        passed=False,
+        detail=f"{best[1]} grants it to {m.group(1).strip()} only, whom the answer does not "
+        f"name: “{_snip(best[2])}”",
+    )
+
+
 _GRANT_BETWEEN = re.compile(
     r"(?:\s+[\w-]+){1,3}\s+(?:is|are)\s+(?:included|available|offered|provided)\s*"
 )
@@ -2587,6 +2667,9 @@ def check_condition(
     # (the grant's own clause: "Delivery is free on orders over £100 before VAT; smaller
     # orders pay £7.50" ends at the semicolon)
     after = re.split(r";|\.\s", best[2][free.end() :], maxsplit=1)[0] if free else ""
+    dropped = _class_dropped(best, after, answer_words, sources)
+    if dropped is not None:
+        return dropped
     condition = _CONDITIONED.search(after[:80])
     # right after the grant, or after the few words of its own clause ("Free assembly is
     # included on bedroom furniture orders over £1,000")

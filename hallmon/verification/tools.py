@@ -465,6 +465,17 @@ _PER_WORD = re.compile(r"\s*(?:per|a|to\s+(?:the|one)|for\s+(?:each|every|one)|/
 _TIME_SETTING = frozenset({"book", "move", "update", "swap", "create", "reset", "start", "stop"})
 
 
+_CARD_ENDING = re.compile(
+    r"\b(?:ending|ends)(?:\s+in)?\s+$|\blast\s+(?:four|4)\b[\w\s]{0,12}$", re.I
+)
+
+
+def _card_digits(claim_text: str, ident: str) -> bool:
+    """Whether the claim says `ident` as the last digits of a card or an account."""
+    at = claim_text.find(ident)
+    return ident.isdigit() and at >= 0 and _CARD_ENDING.search(claim_text[:at]) is not None
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -488,7 +499,12 @@ def _compare(
     idents = _identifiers(claim_text)
     # Calls about the same thing as this one: "a recall for wire FT2611270093 of $48,250.00"
     # against a recall call taking the wire's id and a lookup of that wire holding its amount.
-    same_thing = [o for o in elsewhere if any(call.holds(i) and o.holds(i) for i in idents)]
+    # (not by a card's last digits: one card pays for many things, "visa_4417" and `last4`)
+    same_thing = [
+        o
+        for o in elsewhere
+        if any(call.holds(i) and o.holds(i) and not _card_digits(claim_text, i) for i in idents)
+    ]
     for ident in idents:
         if call.holds(ident):
             matched.append(ident)
@@ -2897,6 +2913,86 @@ def _list_view(call: ToolCall) -> _ListView:
     )
 
 
+def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A status said in a clause that names one object of the call's output, by its key ("The
+    refund shows as settled" of `refund.status: pending_bank`) or by an id it holds ("Your
+    ticket INC0420510 is marked as resolved" of the ticket's own `state: on_hold`), where only
+    another object has that status (`payment.status: settled`, `related_problem.state:
+    resolved`): the status was read from the wrong field. None when no clause reads so."""
+    bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
+    clauses = [claim_text[a:b] for a, b in pairwise(bounds)][:32]
+    idents = [i.lower() for i in _identifiers(claim_text)]
+    for call in calls:
+        if call.status != "ok":
+            continue
+        statuses: dict[str, str] = {}  # object (its key path, "" the output itself) -> status
+        held: dict[str, set[str]] = {}  # object -> its own values (not its children's)
+        for key, value in call.fields[:MAX_FIELDS]:
+            if not key.startswith("output."):
+                continue
+            prefix, _, leaf = key[len("output.") :].rpartition(".")
+            if any(part.isdigit() for part in prefix.split(".")):
+                continue  # list elements are check_element_status's
+            if leaf in ("status", "state"):
+                statuses[prefix] = _norm_status(value)
+            held.setdefault(prefix, set()).add(value.lower())
+        if len(set(statuses.values())) < 2:
+            continue
+        for clause in clauses:
+            said = {_norm_status(m.group(1)) for m in _STATUS_RE.finditer(clause)}
+            if len(said) != 1:
+                continue
+            low = clause.lower()
+            stems = {stem(w) for w in re.findall(r"[a-z]+", low)}
+            by_key = [
+                p for p in statuses if p and stem(p.rsplit(".", 1)[-1].split("_")[-1]) in stems
+            ]
+            by_id = [
+                p for p in statuses if any(i in low and i in held.get(p, set()) for i in idents)
+            ]
+            named = by_key or by_id
+            if len(named) != 1:
+                continue
+            (word,) = said
+            spelled = re.escape(word).replace(r"\ ", " ").replace(" ", r"[\s_-]+")
+            at = re.search(rf"\b{spelled}\b", clause, re.I)
+            before = clause[: at.start()] if at else clause
+            if _CONDITION_BEFORE.search(before[-120:]) or _MODAL_BEFORE.search(before[-40:]):
+                continue
+            own = statuses[named[0]]
+            others = {v for p, v in statuses.items() if p != named[0]}
+            if not _status_holds(clause, word, {own}, set()) and _status_holds(
+                clause, word, others, set()
+            ):
+                what = named[0] or "the record itself"
+                return CheckResult(
+                    name="tool_fact",
+                    passed=False,
+                    detail=f"'{word}' is another field's status; {what} is {own} "
+                    f"({call.source_id}): mismatch",
+                )
+    return None
+
+
+def _distinct_words(values: dict[str, list[str]], statuses: dict[str, str]) -> dict[str, set[str]]:
+    """Per list element with a status, the stems of the words of its values (4 letters or
+    more) that no other element's values have, without status and carrier words."""
+    words_of = {
+        prefix: {
+            stem(w)
+            for v in vs[:MAX_FIELDS]
+            if len(v) <= 80
+            for w in re.findall(r"[a-z]{4,}", v.lower())
+        }
+        for prefix, vs in values.items()
+        if prefix in statuses
+    }
+    counts = Counter(w for ws in words_of.values() for w in ws)
+    plain = {stem(w) for w in re.findall(r"[a-z]+", " ".join((*_STATUS_WORDS, *_CARRIERS)))}
+    plain |= {stem(w) for v in statuses.values() for w in re.findall(r"[a-z]+", v)}
+    return {p: {w for w in ws if counts[w] == 1 and w not in plain} for p, ws in words_of.items()}
+
+
 def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """A status said in a clause that names one list element by the words of its name, where
     that element has another status that a second element has ("… and education verification
@@ -2929,6 +3025,7 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
             for prefix, vs in view.values.items()
             if prefix in statuses
         }
+        distinct = _distinct_words(view.values, statuses)
         for clause in clauses:
             low = set(re.findall(r"[a-z]+", clause.lower()))
             # the common status words, and the list's own as it spells them ("clear")
@@ -2938,6 +3035,11 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                 if len(v) >= 4 and re.search(rf"\b{re.escape(v)}\b", clause, re.I)
             }
             named = [p for p, ws in names.items() if any(w <= low for w in ws)]
+            if not named:
+                # "The two 'Annabelle' hydrangeas" of "Hydrangea arborescens 'Annabelle' 5L":
+                # a word of one element's name that no other element's values have
+                stems = {stem(w) for w in low}
+                named = [p for p, ws in distinct.items() if ws & stems]
             if len(said) != 1 or len(named) != 1:
                 continue
             (word,) = said
@@ -3189,7 +3291,11 @@ def ground_in_tools(
         unread = _failed_lookup_state(text, calls)
         if unread is not None:
             fact = unread
-    swapped = check_list_values(text, calls) or check_element_status(text, calls)
+    swapped = (
+        check_list_values(text, calls)
+        or check_element_status(text, calls)
+        or check_object_status(text, calls)
+    )
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list
     if fact is None or fact.passed is not False:

@@ -2279,3 +2279,44 @@ def test_a_setting_as_it_stands_is_no_action() -> None:
 
     assert not is_action_claim("Your account is set to the lavender detergent.")
     assert is_action_claim("Your account has been set to the lavender detergent.")
+
+
+def test_a_grant_for_a_class_of_people_the_answer_never_names_is_widened() -> None:
+    from hallmon.verification.checks import check_condition
+
+    policy = [doc("Delivery is free for Laundrio Club members on orders of £25 or more.")]
+    text = "Delivery is free on orders of £25 or more, so there's nothing extra to pay."
+    widened = check_condition(text, policy, text)
+    assert widened is not None and widened.passed is False
+    assert "Laundrio Club members" in widened.detail
+    kept = "As a Club member, delivery is free on orders of £25 or more."
+    assert check_condition(kept, policy, kept) is None
+    subject = [doc("Plant Club members get free standard delivery on orders over £50.")]
+    said = "Orders over £50 get free standard delivery, so you won't pay for postage."
+    assert check_condition(said, subject, said).passed is False  # type: ignore[union-attr]
+
+
+def test_a_card_ending_is_found_as_the_last_digits_of_a_value() -> None:
+    refund = tool_source(
+        "cleanco.issue_refund status ok\nRefund id: RF-50918. Method: visa_ending_4410.",
+        "tool:cleanco.issue_refund:c2",
+    )
+    ok = check_numbers("It goes back to your Visa ending 4410.", [], [refund])
+    assert ok.passed is True
+    assert check_numbers("It goes back to your Visa ending 4411.", [], [refund]).passed is False
+
+
+def test_a_record_that_shows_the_user_in_or_out_of_the_class_decides() -> None:
+    from hallmon.verification.checks import check_condition
+
+    terms = [doc("LoungePass Prime members get 6 free lounge visits per membership year.")]
+    text = "You've used 3 of your 6 free visits this year, so you have 3 left."
+    member = tool_source("loungepass.get_member status ok\nMember id: LPP-1. Plan: Prime.")
+    assert check_condition(text, [*terms, member], text) is None
+    policy = [doc("Delivery is free for Laundrio Club members on orders of £25 or more.")]
+    kept = "As a Club member, delivery is free on orders of £25 or more."
+    outside = tool_source(
+        "laundrio.get_basket status ok\nCustomer: customer id LC-1, club member no."
+    )
+    wrong = check_condition(kept, [*policy, outside], kept)
+    assert wrong is not None and wrong.passed is False

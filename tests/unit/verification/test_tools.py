@@ -13,9 +13,11 @@ from hallmon.verification.tools import (
     MAX_FIELDS,
     ToolCall,
     check_action,
+    check_element_status,
     check_empty_lists,
     check_exception,
     check_list_values,
+    check_object_status,
     check_reported_failure,
     check_tool_facts,
     ground_in_tools,
@@ -2477,3 +2479,73 @@ def test_money_on_its_way_back_is_a_refund_under_way() -> None:
          "refund": {"refund_ref": "RF-30981", "amount_pence": 2580, "status": "on_hold"}},
     )  # fmt: skip
     assert check_tool_facts(text, [held]).passed is False  # type: ignore[union-attr]
+
+
+def test_a_card_ending_inside_a_code_is_the_calls_value() -> None:
+    text = "I've submitted a refund of £76.00 to your Visa ending 4410 (reference RF-50918)."
+    refund = call(
+        "cleanco.issue_refund",
+        {"refund_id": "RF-50918", "amount_pence": 7600, "status": "submitted",
+         "method": "visa_ending_4410"},
+        claim_id="CL-2207",
+        amount_pence=7600,
+    )  # fmt: skip
+    assert check_action(text, [refund]).passed is True
+    other = text.replace("4410", "4411")
+    assert check_action(other, [refund]).passed is False
+
+
+def test_a_status_said_of_a_list_element_named_by_a_word_of_its_name() -> None:
+    order = call(
+        "petalpost.get_order",
+        {"order_id": "PP-40388", "items": [
+            {"name": "Acer palmatum 'Bloodgood' 3L", "status": "dispatched",
+             "tracking": {"carrier": "DPD"}},
+            {"name": "Hydrangea arborescens 'Annabelle' 5L", "status": "backordered"},
+        ]},
+    )  # fmt: skip
+    wrong = check_element_status("The two 'Annabelle' hydrangeas have been dispatched.", [order])
+    assert wrong is not None and wrong.passed is False and "backordered" in wrong.detail
+    assert (
+        check_element_status("Your Acer went out with DPD and has been dispatched.", [order])
+        is None
+    )
+
+
+def test_a_status_read_from_another_field_of_the_record() -> None:
+    booking = call(
+        "starlight.get_booking",
+        {"booking_id": "SP-79310", "status": "cancelled",
+         "payment": {"method": "apple_pay", "status": "settled"},
+         "refund": {"status": "pending_bank", "expected_by": "2026-03-09"}},
+    )  # fmt: skip
+    wrong = check_object_status("The refund shows as settled.", [booking])
+    assert wrong is not None and wrong.passed is False and "refund is pending bank" in wrong.detail
+    assert check_object_status("Your payment was settled.", [booking]) is None
+    incident = call(
+        "servicenow.get_incident",
+        {"number": "INC0420510", "state": "on_hold",
+         "related_problem": {"number": "PRB0007731", "state": "resolved"}},
+    )  # fmt: skip
+    ticket = check_object_status("Your ticket INC0420510 is marked as resolved.", [incident])
+    assert ticket is not None and ticket.passed is False
+    assert check_object_status("Problem PRB0007731 is resolved.", [incident]) is None
+
+
+def test_a_cards_last_digits_do_not_make_two_calls_about_one_thing() -> None:
+    """The receipt holds the £28.40 fare and the card; the refund call holds the card too, but
+    it refunded £8.80: the fare is not the refund's amount."""
+    receipt = call(
+        "trips.get_receipt",
+        {"trip_id": "trp_9KQ", "fare": {"charged_pence": 2840, "currency": "GBP"},
+         "payment": {"method": "visa", "last4": "4417"}},
+    )  # fmt: skip
+    adjust = call(
+        "fares.adjust",
+        {"adjustment_id": "adj_55Tq01", "refund_pence": 880, "destination": "visa_4417"},
+        trip_id="trp_9KQ",
+        refund_pence=880,
+    )
+    text = "I've refunded the full £28.40 fare to your Visa ending 4417, reference adj_55Tq01."
+    result = check_action(text, [receipt, adjust])
+    assert result.passed is False and "£28.40" in result.detail
