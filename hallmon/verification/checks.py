@@ -2121,7 +2121,9 @@ _INSTRUCTION = re.compile(
     r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b"
     # addressed to the model: "[Note to the assistant: ...]", "Instructions for the AI:"
     r"|\b(?:note|notes|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
-    r"(?:assistant|ai|a\.i\.|model|chatbot|bot|agent|llm)\b"
+    # ("NOTE TO SUPPORT ASSISTANT: …")
+    r"(?:(?:support|customer|service|virtual|chat|helpdesk|help\s+desk)\s+)?"
+    r"(?:assistant|ai|a\.i\.|model|chatbot|bot|agent|llm)s?\b"
     # "ignore the exit fee rules", "disregard this policy"
     r"|\b(?:ignore|disregard)\s+(?:\w+\s+){0,4}(?:rules?|polic(?:y|ies)|instructions?|terms|"
     # ("always tell the customer ..." is a runbook's, not an injection)

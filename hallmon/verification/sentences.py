@@ -25,7 +25,7 @@ import pysbd
 
 Engine = Literal["pysbd", "regex"]
 
-__all__ = ["Engine", "source_sentences", "split_sentences"]
+__all__ = ["Engine", "sentence_around", "source_sentences", "split_sentences"]
 
 # pysbd languages (ISO 639-1); anything else is segmented with the English rules, which still
 # split at ". ", "! ", "? " and the CJK full stops.
@@ -333,3 +333,16 @@ def source_sentences(text: str) -> tuple[str, ...]:
     """A source's sentences (regex engine), cached: every claim of an answer reads the same
     sources, and the checks look at them sentence by sentence."""
     return tuple(text[s:e] for s, e in split_sentences(text, engine="regex"))
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+
+
+def sentence_around(text: str, start: int, end: int, limit: int = 600) -> str:
+    """The sentence of `text` that holds [start, end) (a claim's span), at most `limit`
+    characters either side: the claims split from one sentence read its other parts."""
+    lo = max(0, start - limit)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
+    after = _SENTENCE_END.search(text, end, min(len(text), end + limit))
+    stop = after.end() if after else min(len(text), end + limit)
+    return text[before[-1] if before else lo : stop]

@@ -868,6 +868,10 @@ def _failed_attempt(claim_text: str, calls: Sequence[ToolCall]) -> ToolCall | No
     return next((c for c in tried if c.status != "ok"), None)
 
 
+# Kinds of action that make a thing, which a call that only creates may have done.
+_MADE = frozenset({"book", "create", "order"})
+
+
 def check_action(
     claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
 ) -> CheckResult:
@@ -886,6 +890,15 @@ def check_action(
     candidates = [c for c in calls if set(families) & set(_kinds(c.tool))]
     if not candidates and families:
         candidates = [c for c in calls if families[0] in _kinds(" ".join(k for k, _ in c.fields))]
+    if not candidates and families and set(families) <= _MADE:
+        # "I've reserved loan laptop LT-0219 under loan LN-33071": `loans.create_loan` made
+        # the thing reserved; a call that only creates, holding the claim's ids, is its kind
+        idents = [i for i in _identifiers(claim_text) if not _card_digits(claim_text, i)]
+        candidates = [
+            c
+            for c in calls
+            if idents and set(_kinds(c.tool)) <= {"create"} and all(c.holds(i) for i in idents)
+        ]
     if not candidates and done is not None:
         # "I've added a note about the knee pain": the booking call took a `note` argument.
         obj = _OBJECT.match(claim_text[done.end() :])
@@ -2102,7 +2115,19 @@ _GRANTS: dict[str, tuple[str, ...]] = {
     "upgrade": ("upgrade",),
     "bonus": ("bonus", "compensation", "goodwill", "apology"),
     "discount": ("discount", "voucher", "coupon", "credit", "promo"),
+    "keep": (
+        "pre-approved",
+        "preapproved",
+        "without returning",
+        "no need to return",
+        "do not need to return",
+        "don't need to return",
+        "keep the item",
+        "keep it",
+    ),
 }
+# How a detail names a kind of favour whose key is not a word for it.
+_FAVOUR_NAMES = {"keep": "refund without a return"}
 # Stems of a tool's name that does what a favour of each kind grants.
 _GRANT_TOOLS: dict[str, tuple[str, ...]] = {
     "waive": ("waiv", "fee_exempt", "exempt"),
@@ -2112,6 +2137,7 @@ _GRANT_TOOLS: dict[str, tuple[str, ...]] = {
     "upgrade": ("upgrad",),
     "bonus": ("bonus", "compensat", "goodwill"),
     "discount": ("discount", "voucher", "coupon", "credit", "promo"),
+    "keep": ("pre_approv", "no_return", "keep_item", "returnless"),
 }
 _EXCEPTION = re.compile(
     r"\b(?P<waive>waiv(?:e|ed|ing))\b"
@@ -2124,7 +2150,11 @@ _EXCEPTION = re.compile(
     r"|\b(?P<extend>extend(?:ed)?|longer\s+(?:return\s+)?(?:window|period))\b"
     r"|\b(?P<upgrade>upgrad(?:e|ed|ing))\b"
     r"|\b(?P<bonus>bonus|as\s+an\s+apology|compensation)\b"
-    r"|\b(?P<discount>discount|voucher|coupon|store\s+credit|promo(?:tion(?:al)?)?\s+code)\b",
+    r"|\b(?P<discount>discount|voucher|coupon|store\s+credit|promo(?:tion(?:al)?)?\s+code)\b"
+    # a refund without sending the thing back ("you're pre-approved for a full refund without
+    # needing to send the plant back")
+    r"|\b(?P<keep>pre-?approved|without\s+(?:needing|having)\s+to\s+(?:send|return|post)\b|"
+    r"no\s+need\s+to\s+(?:send|return|post)\s+(?:it|them|the\s+[\w-]+)\s+back)",
     re.I,
 )
 # A favour named only to say it was not, or cannot be, granted ("I couldn't extend it",
@@ -2410,7 +2440,8 @@ def check_exception(
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:
         said = " ".join(best[2].split())[:90]
-        if _refuses(best[2], grants) and not _DENIES.search(claim_text):
+        # (a refund without a return is granted in negative words: "you do not need to return it")
+        if kind != "keep" and _refuses(best[2], grants) and not _DENIES.search(claim_text):
             # "Discounts do not apply to gift cards" names the favour only to refuse it.
             return CheckResult(
                 name="commitment", passed=False, detail=f"{best[1]} refuses it ({kind}): “{said}”"
@@ -2421,7 +2452,7 @@ def check_exception(
     return CheckResult(
         name="commitment",
         passed=False,
-        detail=f"no policy passage or tool result grants this {kind}",
+        detail=f"no policy passage or tool result grants this {_FAVOUR_NAMES.get(kind, kind)}",
     )
 
 
@@ -3056,6 +3087,70 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                     passed=False,
                     detail=f"'{word}' is another element's status; {named[0].split('.', 1)[-1]} "
                     f"is {own} ({call.source_id}): mismatch",
+                )
+    return None
+
+
+_PERSON_NAME = re.compile(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,2}")
+
+
+def _dates_said(text: str) -> set[str]:
+    return {d for q in extract_quantities(text, True) for d in q.dates}
+
+
+def _has_date(values: Iterable[str], said: set[str]) -> bool:
+    days = {v[:10] for v in values if re.match(r"\d{4}-\d{2}-\d{2}", v)}
+    return any(d in days or (d.startswith("--") and any(v[4:10] == d[1:] for v in days))
+               for d in said)  # fmt: skip
+
+
+def _anchored(view: _ListView, prefix: str, low: str, said: set[str]) -> bool:
+    """Whether a sentence (`low`, lower case; `said`, its dates) names a list element by an
+    id-like value of its own or by its date."""
+    ids = view.names.get(prefix, ())
+    return any(i in low for i in ids if any(ch.isdigit() for ch in i)) or _has_date(
+        view.values[prefix], said
+    )
+
+
+def check_list_person(
+    claim_text: str, sentence: str, calls: Sequence[ToolCall]
+) -> CheckResult | None:
+    """A person named in the claim who is one list element's (the completed first fitting's
+    seamstress, another job's crew lead) while the claim's sentence names another element, by
+    its id or its date, and not this one ("Your second fitting is this Saturday, 8 August …,
+    and Priya Nair will be looking after you" when the 8 August fitting is Imogen Clarke's):
+    the name was read from the wrong element. None when no sentence reads so."""
+    for call in calls:
+        if call.status != "ok":
+            continue
+        view = _list_view(call)
+        if len(view.values) < 2:
+            continue
+        people: dict[str, dict[str, str]] = {}  # element -> key -> a person's name
+        for key, value in call.fields[:MAX_FIELDS]:
+            prefix, _, leaf = key.rpartition(".")
+            if prefix in view.values and _PERSON_NAME.fullmatch(value):
+                people.setdefault(prefix, {})[leaf] = value
+        low = sentence.lower()
+        said = _dates_said(sentence) if people else set()
+        for prefix, named in people.items():
+            for leaf, name in named.items():
+                if name not in claim_text or any(
+                    name in view.values[p] for p in view.values if p != prefix
+                ):
+                    continue
+                if _anchored(view, prefix, low, said):
+                    continue
+                others = [p for p in view.values if p != prefix and _anchored(view, p, low, said)]
+                if len(others) != 1 or leaf not in people.get(others[0], {}):
+                    continue
+                own = people[others[0]][leaf]
+                return CheckResult(
+                    name="tool_fact",
+                    passed=False,
+                    detail=f"{name} is the {leaf} of another element; "
+                    f"{others[0].split('.', 1)[-1]}'s {leaf} is {own} ({call.source_id}): mismatch",
                 )
     return None
 

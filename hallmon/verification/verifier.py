@@ -75,7 +75,8 @@ from hallmon.verification.negation import check_names, check_negation
 from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
-from hallmon.verification.tools import ground_in_tools, tool_calls
+from hallmon.verification.sentences import sentence_around
+from hallmon.verification.tools import check_list_person, ground_in_tools, tool_calls
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -280,6 +281,13 @@ class Verifier:
                         today=today,
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
+                    person = check_list_person(
+                        claim.text,
+                        sentence_around(response.text, claim.span.start, claim.span.end),
+                        calls,
+                    )
+                    if person is not None:
+                        checks = [*checks, person]
                     polarity = (
                         check_negation(claim.statement, prepared.sources),
                         check_names(claim.text, prepared.sources),

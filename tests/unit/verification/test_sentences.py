@@ -146,3 +146,15 @@ def test_a_figure_that_ends_a_sentence_is_no_list_item() -> None:
         "3. Enable 2FA.",
     ]
     assert sentences("Items: 4. Ship it. 5. Done.") == ["Items:", "4. Ship it.", "5. Done."]
+
+
+def test_the_sentence_around_a_span() -> None:
+    from hallmon.verification.sentences import sentence_around
+
+    text = "Hi there. Your fitting is on 8 August, and Priya will see you. Bring shoes."
+    start = text.index("Priya")
+    assert (
+        sentence_around(text, start, start + 5)
+        == " Your fitting is on 8 August, and Priya will see you."
+    )
+    assert sentence_around("x" * 5000, 2500, 2501, limit=10) == "x" * 21
