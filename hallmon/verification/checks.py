@@ -2596,7 +2596,10 @@ _CLASS_SUBJECT = re.compile(
 
 
 def _class_dropped(
-    best: tuple[float, str, str], after: str, answer_words: set[str], sources: Sequence[Source]
+    best: tuple[float, str, str],
+    after: str,
+    answer_words: Iterable[str],
+    sources: Sequence[Source],
 ) -> CheckResult | None:
     """The grant is for a class of people ("free for Laundrio Club members", "Plant Club
     members get free standard delivery") that the answer never names, and no record shows the

@@ -3005,7 +3005,9 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
     return None
 
 
-def _distinct_words(values: dict[str, list[str]], statuses: dict[str, str]) -> dict[str, set[str]]:
+def _distinct_words(
+    values: dict[str, tuple[str, ...]], statuses: dict[str, str]
+) -> dict[str, set[str]]:
     """Per list element with a status, the stems of the words of its values (4 letters or
     more) that no other element's values have, without status and carrier words."""
     words_of = {
