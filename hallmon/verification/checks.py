@@ -1617,6 +1617,14 @@ _PLACED_THING = re.compile(
     r"(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){0,2}?([\w-]+)\s+(?:at|in|on|of)\s+",
     re.I,
 )
+# Things on site a reading must name ("The lift … is running normally" beside an opening-hours
+# lookup that says the second-floor room is open reads no lift)
+_DEVICES = frozenset(
+    {"lift", "elevator", "printer", "router", "modem", "charger", "chargers", "connector",
+     "meter", "camera", "sensor", "hub", "pump", "machine", "machines", "turbine", "turbines",
+     "kiosk", "kiosks", "locker", "lockers", "terminal", "terminals", "coil", "compressor",
+     "inverter", "inverters", "panel", "panels"}
+)  # fmt: skip
 _GENERIC_SUBJECTS = frozenset(
     {"service", "services", "system", "systems", "platform", "site", "website", "app",
      "application", "status"}
@@ -1864,8 +1872,13 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         if mentions or reports or shared:
             relevant.append((t, _state_values(body, claim_text)))
     # (read by a lookup, not named by an action: a credit "for a faulty dock" reads no dock)
+    # (or by the call's name: `meters.get_comms_status` reads the meter)
     named = subject is not None and any(
-        stem(subject) in {stem(w) for w in re.findall(r"[a-z0-9]+", (_body(t) or t.text).lower())}
+        stem(subject)
+        in {
+            stem(w)
+            for w in re.findall(r"[a-z0-9]+", f"{_tool_name(t)} {_body(t) or t.text}".lower())
+        }
         for t, _ in relevant
         if not _WRITE_TOOL.search(_tool_name(t))
     )
@@ -1873,7 +1886,7 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         relevant
         and not named
         and m
-        and m.group("thing")
+        and (m.group("thing") or (m.group("subject") and subject in _DEVICES))
         and subject not in _GENERIC_SUBJECTS
         and (claim_up or claim_down)
     ):
@@ -2940,8 +2953,15 @@ def run_checks(
         results.append(citation)
     if text_action and needs_action_check(claim):
         results.append(check_action(text, sources))
-    if claim.type == "system_state" or is_system_state_claim(text):
-        results.append(check_system_state(text, sources))
+    # (with the subject a coordinated predicate shares, when it is a system's or a device's:
+    # "[The lift …] is running normally", not "[The problem] is still showing as offline")
+    stated = text
+    if claim.implicit_subject and not is_system_state_claim(text):
+        shared = _asserted_state(claim.statement)
+        if shared is not None and shared.group("subject"):
+            stated = claim.statement
+    if claim.type == "system_state" or is_system_state_claim(stated):
+        results.append(check_system_state(stated, sources))
     if claim.type == "commitment" or (
         claim.type not in ("action", "system_state") and is_commitment_claim(text)
     ):

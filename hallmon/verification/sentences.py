@@ -343,6 +343,7 @@ def sentence_around(text: str, start: int, end: int, limit: int = 600) -> str:
     characters either side: the claims split from one sentence read its other parts."""
     lo = max(0, start - limit)
     before = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
-    after = _SENTENCE_END.search(text, end, min(len(text), end + limit))
+    # (from the span's last character: a claim that ends its sentence keeps its own full stop)
+    after = _SENTENCE_END.search(text, max(start, end - 1), min(len(text), end + limit))
     stop = after.end() if after else min(len(text), end + limit)
     return text[before[-1] if before else lo : stop]

@@ -996,7 +996,7 @@ _STATUS_WORDS = (
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
     "overdue", "past due", "draft", "scheduled", "degraded", "operational", "received",
-    "cleared", "settled", "come back", "came back",
+    "cleared", "settled", "come back", "came back", "signed off",
     # "it's still waiting for your approval" of `proof_status: awaiting_approval`
     "awaiting approval", "awaiting your approval", "waiting for approval",
     "waiting for your approval", "awaiting payment", "awaiting your payment",
@@ -1191,6 +1191,9 @@ _STAGES = {
     "come back": {"resulted", "completed", "complete", "final", "reported", "returned",
                   "received", "available", "ready", "back", "done"},
     "cleared": _ARRIVED,
+    # a check or a piece of work "signed off" is passed, approved or done
+    "signed off": {"signed off", "passed", "approved", "complete", "completed", "done",
+                   "accepted", "closed"},
     "settled": _ARRIVED,
     # a service whose work is "delayed" is degraded ("photo uploads have been delayed" of a
     # `degraded` component)
@@ -2958,6 +2961,7 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
             continue
         statuses: dict[str, str] = {}  # object (its key path, "" the output itself) -> status
         held: dict[str, set[str]] = {}  # object -> its own values (not its children's)
+        people_of: dict[str, list[str]] = {}  # object -> the people named in it or its child
         for key, value in call.fields[:MAX_FIELDS]:
             if not key.startswith("output."):
                 continue
@@ -2967,6 +2971,11 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
             if leaf in ("status", "state"):
                 statuses[prefix] = _norm_status(value)
             held.setdefault(prefix, set()).add(value.lower())
+            # a person named under the object ("approver") names it too
+            owner = prefix.rsplit(".", 1)[0] if "." in prefix else prefix
+            if _PERSON_NAME.fullmatch(value):
+                people_of.setdefault(prefix, []).append(value)
+                people_of.setdefault(owner, []).append(value)
         if len(set(statuses.values())) < 2:
             continue
         for clause in clauses:
@@ -2981,7 +2990,10 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
             by_id = [
                 p for p in statuses if any(i in low and i in held.get(p, set()) for i in idents)
             ]
-            named = by_key or by_id
+            # ("Grace Whitfield has approved it" of `manager_approval.approver`: the person's
+            # decision is that object's status, whatever the other fields say)
+            by_person = [p for p in statuses if any(n.lower() in low for n in people_of.get(p, ()))]
+            named = by_key or by_id or by_person
             if len(named) != 1:
                 continue
             (word,) = said
@@ -2992,14 +3004,18 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
                 continue
             own = statuses[named[0]]
             others = {v for p, v in statuses.items() if p != named[0]}
-            if not _status_holds(clause, word, {own}, set()) and _status_holds(
-                clause, word, others, set()
+            if not _status_holds(clause, word, {own}, set()) and (
+                _status_holds(clause, word, others, set()) or named == by_person
             ):
                 what = named[0] or "the record itself"
+                elsewhere = _status_holds(clause, word, others, set())
                 return CheckResult(
                     name="tool_fact",
                     passed=False,
                     detail=f"'{word}' is another field's status; {what} is {own} "
+                    f"({call.source_id}): mismatch"
+                    if elsewhere
+                    else f"'{word}' is not the status of {what}, which is {own} "
                     f"({call.source_id}): mismatch",
                 )
     return None
@@ -3115,44 +3131,93 @@ def _anchored(view: _ListView, prefix: str, low: str, said: set[str]) -> bool:
     )
 
 
+# Words of a key path that say nothing of a person's role ("approver.name", "guide.full_name")
+_NAME_KEY_WORDS = frozenset({"output", "name", "names", "full", "first", "last", "display"})
+# Said of what is still to come: "will be looking after it", "your guide will be", "is assigned"
+_TO_COME = re.compile(
+    r"\b(?:will|['’]ll|is\s+going\s+to|are\s+going\s+to|is\s+assigned|are\s+assigned)\b", re.I
+)
+
+
+# Keys whose value is a person ("seamstress", "crew_lead", "approver", "guide.name"), not a
+# vessel, a product or a branch that is named in capitals too
+_PERSON_ROLES = frozenset(
+    stem(w)
+    for w in (
+        "approver", "seamstress", "mechanic", "guide", "lead", "tailor", "photographer",
+        "instructor", "driver", "technician", "engineer", "agent", "assignee", "manager",
+        "stylist", "therapist", "vet", "doctor", "dentist", "nurse", "tutor", "teacher", "coach",
+        "host", "contact", "advisor", "adviser", "consultant", "cover", "pilot", "pilots",
+        "captain", "surveyor", "inspector", "courier", "rep", "representative", "owner",
+        "caseworker", "handler", "fitter", "installer", "planner", "trainer", "groomer",
+        "clinician", "physio", "optometrist", "pharmacist", "solicitor", "broker", "mentor",
+        "supervisor", "officer", "cleaner", "stewards", "steward", "chef", "artist",
+    )
+)  # fmt: skip
+
+
+def _role_words(key: str) -> set[str]:
+    parts = re.split(r"[._]", key)
+    return {stem(p) for p in parts if p and not p.isdigit() and p not in _NAME_KEY_WORDS}
+
+
 def check_list_person(
     claim_text: str, sentence: str, calls: Sequence[ToolCall]
 ) -> CheckResult | None:
-    """A person named in the claim who is one list element's (the completed first fitting's
-    seamstress, another job's crew lead) while the claim's sentence names another element, by
-    its id or its date, and not this one ("Your second fitting is this Saturday, 8 August …,
-    and Priya Nair will be looking after you" when the 8 August fitting is Imogen Clarke's):
-    the name was read from the wrong element. None when no sentence reads so."""
+    """A person named in the claim who is another part of the record's than the one the
+    claim's sentence names: another list element, named by its id or date ("Your second
+    fitting is this Saturday, 8 August, and Priya Nair will be looking after you" when the
+    8 August fitting is Imogen Clarke's); another role, named by its key ("The person to chase
+    is Daniel Okafor, as the approval is sitting with him" of the cover, when the approver is
+    Priya Nair); or a past job's, said of what is to come when the record's own job has its
+    own ("Aoife Brennan … will be looking after it again" of `history`, the job's mechanic
+    being Dariusz Kowal). None when no sentence reads so."""
+    low = sentence.lower()
+    words = {stem(w) for w in re.findall(r"[a-z]+", low)}
     for call in calls:
         if call.status != "ok":
             continue
         view = _list_view(call)
-        if len(view.values) < 2:
+        # (element or "" for the record itself, key, name) of every person the output names
+        people = [
+            (next((p for p in view.values if key.startswith(p + ".")), ""), key, value)
+            for key, value in call.fields[:MAX_FIELDS]
+            if key.startswith("output.")
+            and _PERSON_NAME.fullmatch(value)
+            and _role_words(key) & _PERSON_ROLES
+        ]
+        if len({n for _, _, n in people}) < 2:
             continue
-        people: dict[str, dict[str, str]] = {}  # element -> key -> a person's name
-        for key, value in call.fields[:MAX_FIELDS]:
-            prefix, _, leaf = key.rpartition(".")
-            if prefix in view.values and _PERSON_NAME.fullmatch(value):
-                people.setdefault(prefix, {})[leaf] = value
-        low = sentence.lower()
-        said = _dates_said(sentence) if people else set()
-        for prefix, named in people.items():
-            for leaf, name in named.items():
-                if name not in claim_text or any(
-                    name in view.values[p] for p in view.values if p != prefix
-                ):
-                    continue
-                if _anchored(view, prefix, low, said):
-                    continue
-                others = [p for p in view.values if p != prefix and _anchored(view, p, low, said)]
-                if len(others) != 1 or leaf not in people.get(others[0], {}):
-                    continue
-                own = people[others[0]][leaf]
+        said = _dates_said(sentence)
+        for holder, key, name in people:
+            if name not in claim_text or any(n == name and h != holder for h, _, n in people):
+                continue
+            others = [(h, k, n) for h, k, n in people if n != name]
+            roles = _role_words(key)
+            wrong: tuple[str, str] | None = None
+            if holder and not _anchored(view, holder, low, said):
+                named = {h for h, _, _ in others if h and _anchored(view, h, low, said)}
+                same = [
+                    (k, n)
+                    for h, k, n in others
+                    if h in named and k.rsplit(".", 1)[-1] == key.rsplit(".", 1)[-1]
+                ]
+                if len(named) == 1 and same:
+                    wrong = same[0]
+                elif not named and _TO_COME.search(claim_text):
+                    own = [(k, n) for h, k, n in others if not h and _role_words(k) & roles]
+                    if len(own) == 1:
+                        wrong = own[0]
+            if wrong is None and not roles & words:
+                by_role = {(k, n) for _, k, n in others if (_role_words(k) - roles) & words}
+                if len({n for _, n in by_role}) == 1:
+                    wrong = min(by_role)
+            if wrong is not None:
                 return CheckResult(
                     name="tool_fact",
                     passed=False,
-                    detail=f"{name} is the {leaf} of another element; "
-                    f"{others[0].split('.', 1)[-1]}'s {leaf} is {own} ({call.source_id}): mismatch",
+                    detail=f"{name} is {key.split('.', 1)[-1]}; the claim speaks of "
+                    f"{wrong[0].split('.', 1)[-1]}, who is {wrong[1]} ({call.source_id}): mismatch",
                 )
     return None
 

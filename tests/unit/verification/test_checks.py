@@ -2320,3 +2320,41 @@ def test_a_record_that_shows_the_user_in_or_out_of_the_class_decides() -> None:
     )
     wrong = check_condition(kept, [*policy, outside], kept)
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_device_no_reading_names_is_not_backed_by_another_reading() -> None:
+    opening = tool_source(
+        "cardenmuseum.get_opening_today status ok\nRooms 1: Room: 14. Name: Ancient Egypt. "
+        "Floor: 2. Status: open.",
+        "tool:cardenmuseum.get_opening_today:c1",
+    )
+    text = "The lift up to the second floor is running normally this morning."
+    result = check_system_state(text, [opening])
+    assert result.passed is False and "lift" in result.detail
+
+
+def test_a_coordinated_predicate_is_checked_with_its_subject() -> None:
+    text = "The lift up to the second floor has been repaired and is running normally."
+    start = text.index("is running")
+    predicate = Claim(
+        id="c2",
+        text=text[start:],
+        span=Span(start=start, end=len(text)),
+        type="fact",
+        implicit_subject="The lift up to the second floor",
+    )
+    opening = tool_source(
+        "cardenmuseum.get_opening_today status ok\nRooms 1: Room: 14. Floor: 2. Status: open.",
+        "tool:cardenmuseum.get_opening_today:c1",
+    )
+    checks = by_name(run_checks(predicate, [], [opening], text))
+    assert checks["system_state"].passed is False
+
+
+def test_a_device_named_by_the_calls_name_is_read_by_it() -> None:
+    comms = tool_source(
+        "meters.get_comms_status status ok\nNmi: 4103 8829 551. Comms status: online.",
+        "tool:meters.get_comms_status:c1",
+    )
+    result = check_system_state("Your smart meter is showing as online.", [comms])
+    assert result.passed is True

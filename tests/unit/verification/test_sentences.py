@@ -158,3 +158,11 @@ def test_the_sentence_around_a_span() -> None:
         == " Your fitting is on 8 August, and Priya will see you."
     )
     assert sentence_around("x" * 5000, 2500, 2501, limit=10) == "x" * 21
+
+
+def test_a_claim_that_ends_its_sentence_reads_no_further() -> None:
+    from hallmon.verification.sentences import sentence_around
+
+    text = "The approval is with Priya. Your cover is confirmed."
+    end = text.index(".") + 1
+    assert sentence_around(text, 0, end) == "The approval is with Priya."

@@ -2613,3 +2613,57 @@ def test_a_person_of_another_list_element_than_the_one_the_sentence_names() -> N
     )
     own = "Your first fitting on 11 July was with Priya Nair."
     assert check_list_person("It was with Priya Nair.", own, [visits]) is None
+
+
+def test_a_person_of_another_role_or_of_a_past_job() -> None:
+    leave = call(
+        "peoplehub.get_leave_request",
+        {"request_id": "LR-6032", "status": "awaiting_manager",
+         "manager_approval": {"status": "pending", "approver": {"name": "Priya Nair"}},
+         "cover": {"name": "Daniel Okafor", "status": "confirmed"}},
+    )  # fmt: skip
+    chase = "The person to chase is Daniel Okafor, as the approval is sitting with him."
+    wrong = check_list_person(chase, chase, [leave])
+    assert wrong is not None and wrong.passed is False and "Priya Nair" in wrong.detail
+    right = "Your cover, Daniel Okafor, has confirmed."
+    assert check_list_person(right, right, [leave]) is None
+    job = call(
+        "gearshift.get_job",
+        {"job_id": "GS-77120", "date": "2026-02-17", "mechanic": {"name": "Dariusz Kowal"},
+         "history": [{"job_id": "GS-60318", "date": "2025-08-05", "mechanic": "Aoife Brennan",
+                      "work": "motor software update"}]},
+    )  # fmt: skip
+    again = "Aoife Brennan, who did your motor update last August, will be looking after it again."
+    assert check_list_person(again, again, [job]).passed is False  # type: ignore[union-attr]
+    past = "Aoife Brennan did your motor software update last August."
+    assert check_list_person(past, past, [job]) is None
+
+
+def test_a_name_in_capitals_under_a_key_that_is_no_person_is_left_alone() -> None:
+    order = call(
+        "pilotdesk.get_order",
+        {"order_id": "PO-1", "vessel": "Kestrel Bay",
+         "pilots": [{"name": "Jan de Vries", "date": "2026-12-02"},
+                    {"name": "Mira Bakker", "date": "2026-12-03"}]},
+    )  # fmt: skip
+    text = "Kestrel Bay's pilot on 3 December is Mira Bakker."
+    assert check_list_person("Kestrel Bay's pilot is confirmed.", text, [order]) is None
+
+
+def test_a_status_said_of_a_persons_decision_or_signed_off_is_that_objects() -> None:
+    leave = call(
+        "peoplehub.get_leave_request",
+        {"request_id": "LR-3391", "status": "awaiting_manager",
+         "hr_check": {"status": "passed"},
+         "manager_approval": {"status": "pending", "approver": "Grace Whitfield"}},
+    )  # fmt: skip
+    wrong = check_object_status("Grace Whitfield has approved it.", [leave])
+    assert wrong is not None and wrong.passed is False and "pending" in wrong.detail
+    job = call(
+        "wheelhouse.get_job",
+        {"job_id": "WH-12950", "status": "in_progress",
+         "estimate": {"status": "approved"}, "final_check": {"status": "pending"}},
+    )  # fmt: skip
+    signed = check_object_status("The final safety check has also been signed off.", [job])
+    assert signed is not None and signed.passed is False and "final_check" in signed.detail
+    assert check_object_status("The estimate has been signed off.", [job]) is None
