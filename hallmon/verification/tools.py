@@ -649,8 +649,15 @@ def _compare(
         named = [(k, d) for k, d in dates if _key_words(k) & words]
         in_elsewhere = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
         in_stated = any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
+        # "approved your leave for 22–26 June on 3 June": the named field's date (approved_at)
+        # is another of the claim's dates, and this one is another field's (the leave's)
+        accounted = any(dates_match(q.dates, d) for _, d in dates) and all(
+            any(dates_match(p.dates, d) for p in figures if p is not q and p.dates)
+            for _, d in named
+        )
         if (
             named
+            and not accounted
             and not any(dates_match(q.dates, d) for _, d in named)
             and not (in_elsewhere or in_stated)  # "so it covers you on 12/18" (the trip's)
             and not _shown_date(q, figures, stated)

@@ -2667,3 +2667,16 @@ def test_a_status_said_of_a_persons_decision_or_signed_off_is_that_objects() -> 
     signed = check_object_status("The final safety check has also been signed off.", [job])
     assert signed is not None and signed.passed is False and "final_check" in signed.detail
     assert check_object_status("The estimate has been signed off.", [job]) is None
+
+
+def test_a_date_of_another_field_beside_the_named_fields_own_date() -> None:
+    leave = call(
+        "peoplehub.get_leave_request",
+        {"request_id": "LR-5127", "start_date": "2026-06-22", "end_date": "2026-06-26",
+         "manager_approval": {"status": "approved", "approver": "Helen Markham",
+                              "approved_at": "2026-06-03T14:05:00+01:00"}},
+    )  # fmt: skip
+    text = "Helen Markham approved your leave LR-5127 for 22–26 June on 3 June at 14:05 UK time."
+    assert check_tool_facts(text, [leave]).passed is True  # type: ignore[union-attr]
+    wrong = "Helen Markham approved your leave LR-5127 for 22–26 June on 4 June."
+    assert check_tool_facts(wrong, [leave]).passed is False  # type: ignore[union-attr]
