@@ -30,6 +30,7 @@ from hallmon.verification.numbers import (
     counted_kind,
     counts_in,
     counts_said,
+    day_across_zones,
     deadline_before,
     declared_zone,
     derived_from,
@@ -203,7 +204,7 @@ def check_numbers(
         if q.text in conversions:
             found.append(f"{q.describe()} is a unit conversion in parentheses (not looked up)")
             continue
-        suffix = _digits_suffix(claim_text, q, sources)
+        suffix = _digits_suffix(claim_text, q, sources) or day_across_zones(q, wanted, source_texts)
         if suffix is not None:
             found.append(suffix)
             continue

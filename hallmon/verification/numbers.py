@@ -31,6 +31,7 @@ __all__ = [
     "QuantityKind",
     "closest",
     "counts_in",
+    "day_across_zones",
     "extract_quantities",
     "figure_index",
     "find_in",
@@ -2535,6 +2536,39 @@ def rate_times_count(q: Quantity, texts: Sequence[str], own: Sequence[Quantity] 
                 continue
             if any(abs(r * n - v) <= tolerance for r in rate.values for v in q.values):
                 return f"{q.describe()} is {rate.describe()} × {what}"
+    return None
+
+
+# --- the day a moment falls on in another zone ------------------------------------------------
+
+
+def day_across_zones(
+    q: Quantity, figures: Sequence[Quantity], source_texts: Sequence[str]
+) -> str | None:
+    """A date the claim gives beside a clock time it converts, that is the day a source's
+    moment falls on at that clock ("23:59 UTC on 15 October, which is 00:59 on Friday 16
+    October in Lisbon" of `2026-10-15T23:59:00Z`): some shift of whole or half hours, within
+    the spread of the world's zones, takes the source's moment to both the claim's clock time
+    and this date, the claim stating the moment's own clock time as well. None when no source
+    moment does."""
+    if q.kind != "date" or not q.dates:
+        return None
+    clocks = {v for f in figures if f.kind == "time" for v in f.values}
+    if not clocks:
+        return None
+    for text in source_texts:
+        for day, minutes in _moments(text):
+            # (the claim converts this moment: it states the moment's own clock time too)
+            if minutes not in clocks:
+                continue
+            start = datetime.date.fromisoformat(day)
+            for shift in (*range(-14 * 60, 0, 30), *range(30, 14 * 60 + 1, 30)):
+                total = minutes + shift
+                if total % 1440 not in clocks:
+                    continue
+                local = (start + datetime.timedelta(days=int(total // 1440))).isoformat()
+                if any(d == local or (d.startswith("--") and d[2:] == local[5:]) for d in q.dates):
+                    return f"{q.describe()} is the day of {day}'s moment at the claim's clock time"
     return None
 
 

@@ -2358,3 +2358,16 @@ def test_a_device_named_by_the_calls_name_is_read_by_it() -> None:
     )
     result = check_system_state("Your smart meter is showing as online.", [comms])
     assert result.passed is True
+
+
+def test_the_day_a_moment_falls_on_in_the_zone_of_the_claims_clock() -> None:
+    trial = tool_source(
+        "codeforge.get_trial status ok\nTrial ends at: 2026-10-15T23:59:00Z.",
+        "tool:codeforge.get_trial:c1",
+    )
+    text = (
+        "Your trial ends at 23:59 UTC on 15 October, which is 00:59 on Friday 16 October in Lisbon."
+    )
+    assert check_numbers(text, [], [trial], text).passed is True
+    wrong = text.replace("Friday 16 October", "Saturday 17 October")
+    assert check_numbers(wrong, [], [trial], wrong).passed is False
