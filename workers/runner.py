@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -126,6 +126,18 @@ def _refusal(exc: BaseException) -> bool:
     return kafka_client is not None and isinstance(exc, kafka_client.KafkaUnavailableError)
 
 
+def _reporting_refusals(label: str, work: Callable[[], object]) -> int:
+    """`work()`, then 0; 2 with one line, `label: error: …`, when Kafka or Redis refuse."""
+    try:
+        work()
+    except Exception as exc:
+        if not _refusal(exc):
+            raise
+        print(f"{label}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def role_main(
     role: Role,
     loglevel: str = "warning",
@@ -137,14 +149,10 @@ def role_main(
     from hallmon.topology.settings import get_settings
 
     _configure_logging(loglevel)
-    try:
-        run_role(get_settings(), role, loglevel, host_roles or (role,), topics_ready)
-    except Exception as exc:
-        if not _refusal(exc):
-            raise
-        print(f"hallmon worker --role {role}: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return _reporting_refusals(
+        f"hallmon worker --role {role}",
+        lambda: run_role(get_settings(), role, loglevel, host_roles or (role,), topics_ready),
+    )
 
 
 def topics_main(loglevel: str = "warning") -> int:
@@ -154,14 +162,7 @@ def topics_main(loglevel: str = "warning") -> int:
     from hallmon.topology.settings import get_settings
 
     _configure_logging(loglevel)
-    try:
-        ensure_hallmon_topics(get_settings())
-    except Exception as exc:
-        if not _refusal(exc):
-            raise
-        print(f"hallmon worker: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return _reporting_refusals("hallmon worker", lambda: ensure_hallmon_topics(get_settings()))
 
 
 def _die_with_parent() -> None:

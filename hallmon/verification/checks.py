@@ -69,6 +69,7 @@ from hallmon.verification.text import (
 from hallmon.verification.units import converted_from
 
 __all__ = [
+    "card_ending_before",
     "check_action",
     "check_citations",
     "check_commitment",
@@ -112,16 +113,22 @@ _YOUR_TIME = re.compile(
 )
 
 
-# "your Visa ending 4410", "the account ending in 0932": the last digits of a card or an
-# account, which a tool may hold inside a code (`method: visa_ending_4410`)
+# "your Visa ending 4410", "the account ending in 0932", "the last four digits of your card":
+# the last digits of a card or an account, which a tool may hold inside a code
+# (`method: visa_ending_4410`) and which many calls share (one card pays for many things)
 _ENDING_BEFORE = re.compile(
-    r"\b(?:ending|ends|ending\s+in|ends\s+in|last\s+(?:four|4)(?:\s+digits)?(?:\s+of)?)\s*$", re.I
+    r"\b(?:(?:ending|ends)(?:\s+in)?|last\s+(?:four|4)\b[\w\s]{0,12}?)\s*$", re.I
 )
+
+
+def card_ending_before(text_before: str) -> bool:
+    """Whether the text right before a number says it is a card's or an account's ending."""
+    return _ENDING_BEFORE.search(text_before) is not None
 
 
 def _digits_suffix(claim_text: str, q: Quantity, sources: Sequence[Source]) -> str | None:
     """The claim's card or account ending found as a run of digits in a source's value."""
-    if q.kind != "number" or not _ENDING_BEFORE.search(claim_text[: q.start]):
+    if q.kind != "number" or not card_ending_before(claim_text[: q.start]):
         return None
     digits = q.text.strip()
     if not digits.isdigit():
@@ -2600,6 +2607,7 @@ _CLASS_NOUNS = (
     r"(?:members?|subscribers?|cardholders?|holders?|students?|staff|employees?|residents?|"
     r"patients?|pensioners?|veterans?|account\s+holders?)"
 )
+_CLASS_NOUN_STEMS = frozenset(stem(w) for w in re.findall(r"[a-z]+", _CLASS_NOUNS))
 _CLASS_AFTER = re.compile(
     rf"^\s*(?:for|to)\s+(?:all\s+)?((?:[\w'’-]+\s+){{0,3}}?{_CLASS_NOUNS})\b", re.I
 )
@@ -2625,7 +2633,7 @@ def _class_dropped(
     wanted = {stem(w) for w in content_tokens(m.group(1))}
     said = {stem(w) for w in answer_words}
     # the class's own words, without the kind of person ("Prime" of "LoungePass Prime members")
-    qualifiers = wanted - {stem(w) for w in re.findall(r"[a-z]+", _CLASS_NOUNS)}
+    qualifiers = wanted - _CLASS_NOUN_STEMS
     records = [s.text for s in sources if s.kind in ("tool_result", "memory")]
     # ("Customer: customer id LC-7731, club member no." of `club_member: false`)
     out = [

@@ -2561,13 +2561,17 @@ def day_across_zones(
             # (the claim converts this moment: it states the moment's own clock time too)
             if minutes not in clocks:
                 continue
-            start = datetime.date.fromisoformat(day)
             for shift in (*range(-14 * 60, 0, 30), *range(30, 14 * 60 + 1, 30)):
                 total = minutes + shift
                 if total % 1440 not in clocks:
                     continue
-                local = (start + datetime.timedelta(days=int(total // 1440))).isoformat()
-                if any(d == local or (d.startswith("--") and d[2:] == local[5:]) for d in q.dates):
+                # the full date and its month-and-day form, not the month _shifted also offers
+                local = {
+                    e
+                    for e in _shifted(day, 0, int(total // 1440))
+                    if len(e) == 10 or e.startswith("--")
+                }
+                if local & q.dates:
                     return f"{q.describe()} is the day of {day}'s moment at the claim's clock time"
     return None
 

@@ -44,6 +44,7 @@ from hallmon.verification.checks import (
     _identifiers,
     _names,
     _sentences_of,
+    card_ending_before,
     injected_text,
     needs_action_check,
     without_citation_markers,
@@ -358,6 +359,17 @@ _GENERIC_KEY_WORDS = frozenset(
 _CLAUSE_SPLIT = re.compile(r"(?<!\d)[,:]|[,:](?!\d)|[;()]|\s(?:and|but|while|whereas|so)\s", re.I)
 
 
+def _clause_bounds(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each clause of `text`, split at `_CLAUSE_SPLIT`."""
+    bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(text)), len(text) + 1]
+    return list(pairwise(bounds))
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of a claim, at most 32 (a status or a name is read clause by clause)."""
+    return [text[a:b] for a, b in _clause_bounds(text)][:32]
+
+
 def _key_words(key: str) -> frozenset[str]:
     """The words of a field's name and its parent's that name what it is
     ("output.payment.date" -> payment; "containers.0.customs.hold.from" -> hold, not the
@@ -465,15 +477,10 @@ _PER_WORD = re.compile(r"\s*(?:per|a|to\s+(?:the|one)|for\s+(?:each|every|one)|/
 _TIME_SETTING = frozenset({"book", "move", "update", "swap", "create", "reset", "start", "stop"})
 
 
-_CARD_ENDING = re.compile(
-    r"\b(?:ending|ends)(?:\s+in)?\s+$|\blast\s+(?:four|4)\b[\w\s]{0,12}$", re.I
-)
-
-
 def _card_digits(claim_text: str, ident: str) -> bool:
     """Whether the claim says `ident` as the last digits of a card or an account."""
     at = claim_text.find(ident)
-    return ident.isdigit() and at >= 0 and _CARD_ENDING.search(claim_text[:at]) is not None
+    return ident.isdigit() and at >= 0 and card_ending_before(claim_text[:at])
 
 
 def _compare(
@@ -840,7 +847,7 @@ def _failed_namesake(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult 
     said = {stem(w) for w in re.findall(r"[a-z0-9]+", done.group("rest").lower())}
 
     def thing(call: ToolCall) -> set[str]:
-        words = name_words(call.tool.split(".", 1)[-1] if "." in call.tool else call.tool)
+        words = name_words(call.tool.split(".", 1)[-1])
         return {stem(w) for w in words if w not in _GENERIC_NAME_WORDS and len(w) >= 3}
 
     def named(call: ToolCall) -> bool:
@@ -2954,35 +2961,57 @@ def _list_view(call: ToolCall) -> _ListView:
     )
 
 
+def _status_on_condition(clause: str, word: str) -> bool:
+    """Whether the status word `word` is said in `clause` only on a condition or as what may
+    be ("can only start once …", "should be approved"), not as the state now."""
+    spelled = re.escape(word).replace(r"\ ", " ").replace(" ", r"[\s_-]+")
+    at = re.search(rf"\b{spelled}\b", clause, re.I)
+    before = clause[: at.start()] if at else clause
+    return bool(_CONDITION_BEFORE.search(before[-120:]) or _MODAL_BEFORE.search(before[-40:]))
+
+
+_PERSON_NAME = re.compile(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,2}")
+
+
+_ObjectView = tuple[dict[str, str], dict[str, set[str]], dict[str, list[str]]]
+
+
+@lru_cache(maxsize=256)
+def _object_view(call: ToolCall) -> _ObjectView:
+    """A call's output objects outside lists, read once per call (every claim asks): object
+    (its key path, "" the output itself) -> its status; -> its own values (not its children's);
+    -> the people named in it or in a child of it ("approver")."""
+    statuses: dict[str, str] = {}
+    held: dict[str, set[str]] = {}
+    people_of: dict[str, list[str]] = {}
+    for key, value in call.fields[:MAX_FIELDS]:
+        if not key.startswith("output."):
+            continue
+        prefix, _, leaf = key[len("output.") :].rpartition(".")
+        if any(part.isdigit() for part in prefix.split(".")):
+            continue  # list elements are check_element_status's
+        if leaf in ("status", "state"):
+            statuses[prefix] = _norm_status(value)
+        held.setdefault(prefix, set()).add(value.lower())
+        owner = prefix.rsplit(".", 1)[0] if "." in prefix else prefix
+        if _PERSON_NAME.fullmatch(value):
+            people_of.setdefault(prefix, []).append(value)
+            people_of.setdefault(owner, []).append(value)
+    return statuses, held, people_of
+
+
 def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """A status said in a clause that names one object of the call's output, by its key ("The
     refund shows as settled" of `refund.status: pending_bank`) or by an id it holds ("Your
     ticket INC0420510 is marked as resolved" of the ticket's own `state: on_hold`), where only
     another object has that status (`payment.status: settled`, `related_problem.state:
     resolved`): the status was read from the wrong field. None when no clause reads so."""
-    bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
-    clauses = [claim_text[a:b] for a, b in pairwise(bounds)][:32]
+    clauses = _clauses(claim_text)
     idents = [i.lower() for i in _identifiers(claim_text)]
     for call in calls:
         if call.status != "ok":
             continue
-        statuses: dict[str, str] = {}  # object (its key path, "" the output itself) -> status
-        held: dict[str, set[str]] = {}  # object -> its own values (not its children's)
-        people_of: dict[str, list[str]] = {}  # object -> the people named in it or its child
-        for key, value in call.fields[:MAX_FIELDS]:
-            if not key.startswith("output."):
-                continue
-            prefix, _, leaf = key[len("output.") :].rpartition(".")
-            if any(part.isdigit() for part in prefix.split(".")):
-                continue  # list elements are check_element_status's
-            if leaf in ("status", "state"):
-                statuses[prefix] = _norm_status(value)
-            held.setdefault(prefix, set()).add(value.lower())
-            # a person named under the object ("approver") names it too
-            owner = prefix.rsplit(".", 1)[0] if "." in prefix else prefix
-            if _PERSON_NAME.fullmatch(value):
-                people_of.setdefault(prefix, []).append(value)
-                people_of.setdefault(owner, []).append(value)
+        statuses, held, people_of = _object_view(call)
         if len(set(statuses.values())) < 2:
             continue
         for clause in clauses:
@@ -3004,18 +3033,13 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
             if len(named) != 1:
                 continue
             (word,) = said
-            spelled = re.escape(word).replace(r"\ ", " ").replace(" ", r"[\s_-]+")
-            at = re.search(rf"\b{spelled}\b", clause, re.I)
-            before = clause[: at.start()] if at else clause
-            if _CONDITION_BEFORE.search(before[-120:]) or _MODAL_BEFORE.search(before[-40:]):
+            if _status_on_condition(clause, word):
                 continue
             own = statuses[named[0]]
             others = {v for p, v in statuses.items() if p != named[0]}
-            if not _status_holds(clause, word, {own}, set()) and (
-                _status_holds(clause, word, others, set()) or named == by_person
-            ):
+            elsewhere = _status_holds(clause, word, others, set())
+            if not _status_holds(clause, word, {own}, set()) and (elsewhere or named == by_person):
                 what = named[0] or "the record itself"
-                elsewhere = _status_holds(clause, word, others, set())
                 return CheckResult(
                     name="tool_fact",
                     passed=False,
@@ -3026,6 +3050,12 @@ def check_object_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResu
                     f"({call.source_id}): mismatch",
                 )
     return None
+
+
+# Words no element's name is told by: status words and carriers (read once, not per call)
+_STATUS_CARRIER_STEMS = frozenset(
+    stem(w) for w in re.findall(r"[a-z]+", " ".join((*_STATUS_WORDS, *_CARRIERS)))
+)
 
 
 def _distinct_words(
@@ -3044,8 +3074,9 @@ def _distinct_words(
         if prefix in statuses
     }
     counts = Counter(w for ws in words_of.values() for w in ws)
-    plain = {stem(w) for w in re.findall(r"[a-z]+", " ".join((*_STATUS_WORDS, *_CARRIERS)))}
-    plain |= {stem(w) for v in statuses.values() for w in re.findall(r"[a-z]+", v)}
+    plain = _STATUS_CARRIER_STEMS | {
+        stem(w) for v in statuses.values() for w in re.findall(r"[a-z]+", v)
+    }
     return {p: {w for w in ws if counts[w] == 1 and w not in plain} for p, ws in words_of.items()}
 
 
@@ -3054,8 +3085,7 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     that element has another status that a second element has ("… and education verification
     is still in progress" when `education_verification` is `clear` and `employment_verification`
     `in_progress`): the statuses are swapped. None when no clause reads so."""
-    bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
-    clauses = [claim_text[a:b] for a, b in pairwise(bounds)][:32]
+    clauses = _clauses(claim_text)
     for call in calls:
         if call.status != "ok":
             continue
@@ -3081,7 +3111,7 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
             for prefix, vs in view.values.items()
             if prefix in statuses
         }
-        distinct = _distinct_words(view.values, statuses)
+        distinct: dict[str, set[str]] | None = None  # read only for a clause that needs it
         for clause in clauses:
             low = set(re.findall(r"[a-z]+", clause.lower()))
             # the common status words, and the list's own as it spells them ("clear")
@@ -3095,14 +3125,13 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                 # "The two 'Annabelle' hydrangeas" of "Hydrangea arborescens 'Annabelle' 5L":
                 # a word of one element's name that no other element's values have
                 stems = {stem(w) for w in low}
+                if distinct is None:
+                    distinct = _distinct_words(view.values, statuses)
                 named = [p for p, ws in distinct.items() if ws & stems]
             if len(said) != 1 or len(named) != 1:
                 continue
             (word,) = said
-            spelled = re.escape(word).replace(r"\ ", " ").replace(" ", r"[\s_-]+")
-            at = re.search(rf"\b{spelled}\b", clause, re.I)
-            before = clause[: at.start()] if at else clause
-            if _CONDITION_BEFORE.search(before[-120:]) or _MODAL_BEFORE.search(before[-40:]):
+            if _status_on_condition(clause, word):
                 continue  # "can only start once Lancashire Police has acknowledged"
             own = statuses[named[0]]
             others = {v for p, v in statuses.items() if p != named[0]}
@@ -3114,9 +3143,6 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                     f"is {own} ({call.source_id}): mismatch",
                 )
     return None
-
-
-_PERSON_NAME = re.compile(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){1,2}")
 
 
 def _dates_said(text: str) -> set[str]:
@@ -3168,6 +3194,20 @@ def _role_words(key: str) -> set[str]:
     return {stem(p) for p in parts if p and not p.isdigit() and p not in _NAME_KEY_WORDS}
 
 
+@lru_cache(maxsize=256)
+def _people(call: ToolCall) -> list[tuple[str, str, str]]:
+    """(its list element, "" for the record itself; key; name) of every person the call's
+    output names under a key that names people, read once per call."""
+    elements = _list_view(call).values
+    return [
+        (next((p for p in elements if key.startswith(p + ".")), ""), key, value)
+        for key, value in call.fields[:MAX_FIELDS]
+        if key.startswith("output.")
+        and _PERSON_NAME.fullmatch(value)
+        and _role_words(key) & _PERSON_ROLES
+    ]
+
+
 def check_list_person(
     claim_text: str, sentence: str, calls: Sequence[ToolCall]
 ) -> CheckResult | None:
@@ -3185,14 +3225,7 @@ def check_list_person(
         if call.status != "ok":
             continue
         view = _list_view(call)
-        # (element or "" for the record itself, key, name) of every person the output names
-        people = [
-            (next((p for p in view.values if key.startswith(p + ".")), ""), key, value)
-            for key, value in call.fields[:MAX_FIELDS]
-            if key.startswith("output.")
-            and _PERSON_NAME.fullmatch(value)
-            and _role_words(key) & _PERSON_ROLES
-        ]
+        people = _people(call)
         if len({n for _, _, n in people}) < 2:
             continue
         said = _dates_said(sentence)
@@ -3258,8 +3291,7 @@ def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
             )
         # each clause that names exactly one element is read for that element's figures
         # ("€570.00 on the 40-foot OCLU4471203 and €285.00 on the 20-foot OCLU4471219")
-        bounds = [0, *(m.end() for m in _CLAUSE_SPLIT.finditer(claim_text)), len(claim_text) + 1]
-        for start, end in pairwise(bounds):
+        for start, end in _clause_bounds(claim_text):
             inside = [prefix for at, prefix in named if start <= at < end]
             if len(inside) != 1:
                 continue
