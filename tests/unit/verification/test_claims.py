@@ -356,7 +356,15 @@ def test_nouns_coordinated_after_a_comma_are_not_split_as_a_clause() -> None:
 
 
 @pytest.mark.parametrize(
-    "wish", ["Enjoy your stay!", "Have a great weekend.", "Safe travels!", "Take care."]
+    "wish",
+    [
+        "Enjoy your stay!",
+        "Have a great weekend.",
+        "Safe travels!",
+        "Take care.",
+        "Good luck with the move!",
+        "Just say the word.",
+    ],
 )
 def test_wishes_and_farewells_are_not_claims(wish: str) -> None:
     result = extract_claims(f"Your room is ready. {wish}")

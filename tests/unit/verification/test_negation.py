@@ -284,3 +284,21 @@ def test_nothing_to_pay_says_free() -> None:
     said = "Rides of up to 30 minutes are included in your monthly pass, so there's nothing to pay."
     result = check_negation(said, [terms])
     assert result is None or result.passed is not False
+
+
+def test_the_predicate_affirmed_after_the_negated_one_is_not_denied() -> None:
+    guard = Source(
+        source_id="g",
+        kind="document",
+        text="Clearing underneath installed guards is not included in standard gutter clearing "
+        "and is charged at $2.50 per metre.",
+    )
+    claim = "Clearing underneath installed guards is charged at $2.50 per metre."
+    assert check_negation(claim, [guard]) is None
+    # A claim of the denied predicate is still denied.
+    denied = check_negation(
+        "Clearing underneath installed guards is included in standard gutter clearing, "
+        "charged at $2.50 per metre.",
+        [guard],
+    )
+    assert denied is not None and denied.passed is False

@@ -2680,3 +2680,56 @@ def test_a_date_of_another_field_beside_the_named_fields_own_date() -> None:
     assert check_tool_facts(text, [leave]).passed is True  # type: ignore[union-attr]
     wrong = "Helen Markham approved your leave LR-5127 for 22–26 June on 4 June."
     assert check_tool_facts(wrong, [leave]).passed is False  # type: ignore[union-attr]
+
+
+def test_a_count_argument_is_compared_with_a_count_of_things_only() -> None:
+    # hand99-23: "£22.95 for the one bottle" is no count of 95, "5 working days" none of 5
+    refund = call(
+        "wine.issue_refund",
+        {"refund_id": "RFD-55120", "status": "approved", "amount_pence": 2295},
+        order_id="BW-430018",
+        qty=1,
+        amount_pence=2295,
+    )
+    said = "I've refunded £22.95 for the one bottle from order BW-430018, within 5 working days."
+    assert check_action(said, [refund]).passed is True
+    assert check_action("I've refunded 3 bottles from order BW-430018.", [refund]).passed is False
+
+
+def test_gone_ahead_and_moved_is_an_action_a_lookup_cannot_back() -> None:
+    # hand80-10: "I've gone ahead and moved your deadline to 18 December" after a lookup only
+    deadlines = _calls(
+        (
+            "courses.get_deadlines",
+            "ok",
+            {"original_deadline": "2026-12-04", "extended_deadline": "2026-12-11"},
+            {"enrolment_id": "TB-3391-K"},
+        )
+    )
+    for said in (
+        "I've gone ahead and moved your deadline to 18 December.",
+        "I've moved your deadline to 18 December.",
+    ):
+        assert [c.passed for c in _grounded(said, deadlines) if c.name == "action"] == [False]
+
+
+def test_the_dates_of_a_thing_now_cancelled_are_the_things_own() -> None:
+    # hand102-05 (held out): "booking TS-3307 for 4 to 6 July is now cancelled"
+    cancel = _calls(
+        (
+            "bookings.cancel",
+            "ok",
+            {
+                "booking_id": "TS-3307",
+                "status": "cancelled",
+                "arrival": "2025-07-04",
+                "departure": "2025-07-06",
+                "cancelled_at": "2025-06-12T10:03:00Z",
+            },
+            {"booking_id": "TS-3307"},
+        )
+    )
+    said = "Booking TS-3307 for 4 to 6 July is now cancelled."
+    assert all(c.passed is not False for c in _grounded(said, cancel))
+    wrong = "Booking TS-3307 for 5 to 7 July is now cancelled."
+    assert any(c.passed is False for c in _grounded(wrong, cancel))
