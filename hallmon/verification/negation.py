@@ -304,7 +304,12 @@ def _reason_clauses(claim_text: str) -> tuple[frozenset[str], ...]:
     )
 
 
-_ONLY_FOR = re.compile(r"\bonly\s+(?:for|to|if|when|where|once|after|with|by)\b", re.I)
+# ("self-drive hire is only available to customers aged 18 or over")
+_ONLY_FOR = re.compile(
+    r"\bonly\s+(?:(?:available|open|offered|permitted|allowed|possible|given|granted)\s+)?"
+    r"(?:for|to|if|when|where|once|after|with|by)\b",
+    re.I,
+)
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 

@@ -1287,6 +1287,23 @@ def same_time(a: Quantity, b: Quantity) -> bool:
     return bool(a.values & b.values)
 
 
+# Counts of kinds of people or animals no one of which is another ("two children" is not
+# backed by "2 adults"): a count of one kind never backs a count of another.
+_KINDS_COUNTED = {
+    **dict.fromkeys(("adult", "adults"), "adult"),
+    **dict.fromkeys(("child", "children", "kid", "kids"), "child"),
+    **dict.fromkeys(("infant", "infants", "baby", "babies", "toddler", "toddlers"), "infant"),
+    **dict.fromkeys(("dog", "dogs"), "dog"),
+    **dict.fromkeys(("cat", "cats"), "cat"),
+}
+
+
+def _other_kind(q: Quantity, p: Quantity) -> bool:
+    a = _KINDS_COUNTED.get((q.unit or "").lower())
+    b = _KINDS_COUNTED.get((p.unit or "").lower())
+    return a is not None and b is not None and a != b
+
+
 def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: set[str]) -> bool:
     """Whether `p` backs `q` (`qm` and `day` are `q`'s, read once per claim figure)."""
     if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
@@ -1298,6 +1315,8 @@ def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: 
     if p.kind == "date":
         return q.kind == "number" and any(_close(v, y, 0.0) for v in q.values for y in p.years)
     if p.kind == "time" or (q.currency and p.currency and q.currency != p.currency):
+        return False
+    if _other_kind(q, p):
         return False
     if (qm is not None or q.duration_days is not None) and (p.unit or "").startswith(LIST_UNIT):
         return False  # "two hours" is no count of a list's elements
@@ -2132,7 +2151,8 @@ _COUNTED = re.compile(
 
 # "$60.00 for all four", "both": a count of the things the answer speaks of
 _ALL_OF = re.compile(
-    r"\b(?:all|each\s+of\s+the)\s+(?P<n>\d{1,2}|"
+    # ("£15 for each of the other two")
+    r"\b(?:all|each\s+of\s+the)\s+(?:other\s+|remaining\s+)?(?P<n>\d{1,2}|"
     + "|".join(_COUNT_WORDS)
     # a price "each way" taken for a return trip: twice
     + r")\b|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket))\b",

@@ -1035,7 +1035,7 @@ _STATUS_WORDS = (
     "active", "inactive", "suspended", "expired", "approved", "rejected", "declined", "open",
     "closed", "resolved", "paid", "unpaid", "failed", "completed", "booked", "lost", "delayed",
     "overdue", "past due", "draft", "scheduled", "degraded", "operational", "received",
-    "cleared", "settled", "come back", "came back", "signed off",
+    "cleared", "settled", "come back", "came back", "signed off", "finalised", "finalized",
     # "it's still waiting for your approval" of `proof_status: awaiting_approval`
     "awaiting approval", "awaiting your approval", "waiting for approval",
     "waiting for your approval", "awaiting payment", "awaiting your payment",
@@ -1195,6 +1195,7 @@ _STATUS_ALIASES = {
     "on its way back": "on the way back",
     "en route": "on the way",
     "came back": "come back",
+    "finalized": "finalised",
     "awaiting your approval": "awaiting approval",
     "waiting for approval": "awaiting approval",
     "waiting for your approval": "awaiting approval",
@@ -1230,6 +1231,9 @@ _STAGES = {
     "come back": {"resulted", "completed", "complete", "final", "reported", "returned",
                   "received", "available", "ready", "back", "done"},
     "cleared": _ARRIVED,
+    # a result "finalised" is final, whatever the record calls it
+    "finalised": {"final", "finalised", "complete", "completed", "resulted", "reported",
+                  "released", "verified", "authorised", "authorized"},
     # a check or a piece of work "signed off" is passed, approved or done
     "signed off": {"signed off", "passed", "approved", "complete", "completed", "done",
                    "accepted", "closed"},
@@ -1241,6 +1245,9 @@ _STAGES = {
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
 }  # fmt: skip
+
+
+_FINISHED = frozenset({"finalised", "come back", "signed off"})
 
 
 def _about(claim_text: str, calls: Sequence[ToolCall]) -> list[ToolCall]:
@@ -3164,7 +3171,12 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                 continue  # "can only start once Lancashire Police has acknowledged"
             own = statuses[named[0]]
             others = {v for p, v in statuses.items() if p != named[0]}
-            if not _status_holds(clause, word, {own}, set()) and word in others:
+            # (said as another element's status is, or in words of a finished result that
+            # hold of it: "finalised" of a `pending` marker beside `final` ones; not the broad
+            # "received", which holds of nearly any later stage)
+            if not _status_holds(clause, word, {own}, set()) and (
+                word in others or (word in _FINISHED and _status_holds(clause, word, others, set()))
+            ):
                 return CheckResult(
                     name="tool_fact",
                     passed=False,

