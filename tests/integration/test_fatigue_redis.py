@@ -8,6 +8,7 @@ import random
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -350,3 +351,29 @@ def test_wrong_credentials_fail_loudly_instead_of_retrying(services: Services) -
             await client.aclose()
 
     asyncio.run(main())
+
+
+def test_a_redis_that_lost_its_scripts_still_counts_the_fleet_and_what_rides_along(
+    services: Services,
+) -> None:
+    # The fleet script runs by its sha inside the update's pipeline; after SCRIPT FLUSH (a
+    # restarted Redis) it is loaded again and the pipeline resent, counting once.
+    async def body(store: FatigueStore) -> None:
+        ridden = f"{store.config.key_prefix}:rode-along"
+
+        def also(pipe: Any) -> None:
+            pipe.incr(ridden)
+
+        await store.redis.script_flush()
+        v = verdict("s-flush", 1, 2, 1, 100)
+        first = await store.record(v, also=also)
+        assert first.counted
+        await store.redis.script_flush()
+        again = await store.record(v, also=also)
+        assert not again.counted
+        fleet = await store.fleet("support-bot")
+        assert fleet["by_turn"]["0-4"]["responses"] == 1  # the resent fleet script counts once
+        assert "s-flush" in await store.sessions()
+        assert int(await store.redis.get(ridden)) >= 2  # queued on every update
+
+    run(services, body)

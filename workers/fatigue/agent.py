@@ -23,6 +23,7 @@ from hallmon.workers.fatigue.trend import FatigueThresholds, SignalThresholds
 from hallmon.workers.publishing import guarded, handled_messages, limits_of, publish, raw_topic
 from hallmon.workers.redis_errors import RedisAuthError, with_redis_retries
 from hallmon.workers.telemetry import Telemetry, headers_dict, valid_traceparent
+from redis.asyncio.client import Pipeline
 
 log = logging.getLogger(__name__)
 
@@ -148,14 +149,17 @@ async def handle_verdict(
             alert.threshold,
         )
 
+    recent = rt.recent
+
+    def also(pipe: Pipeline) -> None:
+        # the recent verdicts ride in the fatigue update's pipeline: one round trip fewer
+        if recent is not None:
+            recent.queue_verdict(pipe, verdict)
+
     await with_redis_retries(
-        lambda: update_fatigue(rt.store, verdict, publish_alert), what="fatigue update in Redis"
+        lambda: update_fatigue(rt.store, verdict, publish_alert, also=also),
+        what="fatigue update in Redis",
     )
-    if rt.recent is not None:
-        recent = rt.recent
-        await with_redis_retries(
-            lambda: recent.add_verdict(verdict), what="recent verdicts in Redis"
-        )
 
 
 async def close_fatigue(rt: FatigueRuntime) -> None:

@@ -25,6 +25,7 @@ from hallmon.schemas import Claim, ClaimCounts, FatigueAlert, SkippedSegment, Ve
 from hallmon.schemas.common import Contract
 from hallmon.schemas.results import Action, ClaimStatus, State
 from pydantic import Field
+from redis.asyncio.client import Pipeline
 
 T = TypeVar("T")
 
@@ -147,12 +148,20 @@ class RecentStore:
         return self._key("fatigue", f"{{{session_id}}}", "alert_marks")
 
     async def add_verdict(self, verdict: VerdictEvent) -> None:
+        if self.config.keep <= 0:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        self.queue_verdict(pipe, verdict)
+        await pipe.execute()
+
+    def queue_verdict(self, pipe: Pipeline, verdict: VerdictEvent) -> None:
+        """The writes of `add_verdict`, queued on `pipe` (the fatigue update sends them in its
+        own round trip instead of one more per verdict)."""
         cfg = self.config
         if cfg.keep <= 0:
             return
         entry = RecentVerdict.of(verdict).model_dump_json()
         full = verdict.model_dump_json()
-        pipe = self.redis.pipeline(transaction=False)
         lists = (
             (self._key("recent", "verdicts"), cfg.keep),
             (self._session_key(verdict.session_id), cfg.per_session),
@@ -164,7 +173,6 @@ class RecentStore:
             pipe.expire(key, cfg.ttl_s)
         if len(full) <= cfg.max_verdict_bytes:
             pipe.set(self._verdict_key(verdict.response_id), full, ex=cfg.ttl_s)
-        await pipe.execute()
 
     async def add_alert(self, alert: FatigueAlert) -> None:
         key = self._alerts_key(alert.session_id)

@@ -47,6 +47,8 @@ from hallmon.workers.fatigue.trend import (
     point_of,
     snapshot,
 )
+from redis.asyncio.client import Pipeline
+from redis.exceptions import NoScriptError
 
 _SESSION_SCRIPT = """
 -- KEYS: seen, totals, series, alerts, pending
@@ -311,8 +313,17 @@ class FatigueStore:
 
     # --- writes -----------------------------------------------------------------------------
 
-    async def record(self, verdict: VerdictEvent, *, now: datetime | None = None) -> RecordOutcome:
-        """Count this verdict once, decide its alerts, and return the session after it."""
+    async def record(
+        self,
+        verdict: VerdictEvent,
+        *,
+        now: datetime | None = None,
+        also: Callable[[Pipeline], None] | None = None,
+    ) -> RecordOutcome:
+        """Count this verdict once, decide its alerts, and return the session after it.
+
+        Two round trips: the session script, then the fleet script, the sessions index and
+        whatever `also` queues (the recent verdicts) in one pipeline."""
         now = now or datetime.now(UTC)
         cfg = self.config
         point = point_of(verdict, turn_fallback=0)
@@ -339,23 +350,41 @@ class FatigueStore:
         ]
         stored = next((p for p in snap.series if p.response_id == verdict.response_id), point)
         loop = "" if point.loop_step is None else range_label(point.loop_step, cfg.loop_ranges)
-        await self._fleet_script(
-            keys=self.fleet_keys(verdict.agent_id),
-            args=[
-                verdict.response_id,
-                now.timestamp(),
-                cfg.ttl_s,
-                range_label(stored.turn, cfg.turn_ranges),
-                range_label(verdict.context_size_tokens, cfg.context_ranges),
-                loop,
-                *[x for kv in fleet_increments(point) for x in kv],
-            ],
-        )
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self.sessions_key, {verdict.session_id: now.timestamp()})
-        pipe.zremrangebyscore(self.sessions_key, "-inf", now.timestamp() - cfg.ttl_s)
-        await pipe.execute()
+        fleet_keys = self.fleet_keys(verdict.agent_id)
+        fleet_args = [
+            verdict.response_id,
+            now.timestamp(),
+            cfg.ttl_s,
+            range_label(stored.turn, cfg.turn_ranges),
+            range_label(verdict.context_size_tokens, cfg.context_ranges),
+            loop,
+            *[x for kv in fleet_increments(point) for x in kv],
+        ]
+
+        def queue(pipe: Pipeline) -> None:
+            pipe.evalsha(self._fleet_script.sha, len(fleet_keys), *fleet_keys, *fleet_args)
+            pipe.zadd(self.sessions_key, {verdict.session_id: now.timestamp()})
+            pipe.zremrangebyscore(self.sessions_key, "-inf", now.timestamp() - cfg.ttl_s)
+            if also is not None:
+                also(pipe)
+
+        await self._execute(queue)
         return RecordOutcome(counted=counted, snapshot=snap, fired=fired)
+
+    async def _execute(self, queue: Callable[[Pipeline], None]) -> None:
+        """One pipeline with the fleet script by its sha; a Redis that lost its scripts (a
+        restart, SCRIPT FLUSH) gets it loaded and the pipeline again: every command in it is
+        idempotent (the fleet script counts a response id once, the rest overwrite)."""
+        for attempt in range(2):
+            pipe = self.redis.pipeline(transaction=False)
+            queue(pipe)
+            try:
+                await pipe.execute()
+                return
+            except NoScriptError:
+                if attempt:
+                    raise
+                await self.redis.script_load(_FLEET_SCRIPT)
 
     async def ack_alerts(self, session_id: str, response_id: str) -> None:
         """The alerts `response_id` raised are published: a redelivery republishes nothing."""
@@ -427,6 +456,7 @@ async def update_fatigue(
     publish_alert: Callable[[FatigueAlert], Awaitable[None]],
     *,
     now: datetime | None = None,
+    also: Callable[[Pipeline], None] | None = None,
 ) -> list[FatigueAlert]:
     """Count one verdict and publish the alerts the store's script decided for it.
 
@@ -435,7 +465,7 @@ async def update_fatigue(
     anything new for an answer already counted.
     """
     now = now or datetime.now(UTC)
-    outcome = await store.record(verdict, now=now)
+    outcome = await store.record(verdict, now=now, also=also)
     if not outcome.fired:
         return []
     alerts = [
