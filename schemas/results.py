@@ -219,6 +219,14 @@ class MonitorResult(Contract):
     error: str | None = Field(None, description="What failed, when state is evaluation_failed")
     risk: float = Field(0.0, ge=0.0, le=1.0)
     action: Action = "allow"
+    warn_threshold: float | None = Field(
+        None,
+        gt=0.0,
+        le=1.0,
+        description="The risk from which this verdict's action is warn: the calibration's warn, "
+        "or its agent warn for an answer whose context holds tool results (model_versions "
+        "['risk'] names both); block stays the calibration's block",
+    )
     claims: list[ClaimVerdict] = Field(default_factory=list)
     skipped: list[SkippedSegment] = Field(default_factory=list)
     counts: ClaimCounts = Field(default_factory=ClaimCounts)

@@ -683,6 +683,40 @@ def tune_thresholds(
     return min(near, key=lambda c: (round(c[1], 2), c[2], -c[0]))[3]
 
 
+MIN_AGENT_ANSWERS = 50
+"""Fewer answers with tool results than this (or one class only): no agent warn is fitted."""
+
+
+def answer_tools(table: ClaimTable) -> BoolArray:
+    """Per answer, whether its context holds tool results (a claim's `tool_context`)."""
+    out = np.zeros(len(table.answer_gold), dtype=bool)
+    if "tool_context" in table.features and len(table.y):
+        out[table.answer[agent_mask(table)]] = True
+    return out
+
+
+def tune_agent_warn(table: ClaimTable, p: FloatArray, fit: ThresholdFit) -> float | None:
+    """The warn threshold of the answers whose context holds tool results, by the rule of
+    `tune_thresholds` on those answers alone (the claim thresholds stay `fit`'s): the best
+    answer score, and within `F1_TOLERANCE` of it the warn nearest the seed's. None when
+    there are too few such answers, or one class only."""
+    tools = answer_tools(table)
+    gold = table.answer_gold[tools]
+    if tools.sum() < MIN_AGENT_ANSWERS or gold.all() or not gold.any():
+        return None
+    risks, floor = replay_risk(table, p, fit.verdict, fit.risk)
+    seed_warn = RiskConfig().warn
+    scored = [
+        (answer_score(gold, (risks[tools] >= warn) | floor[tools]), float(warn))
+        for warn in np.round(np.arange(0.01, 0.701, 0.01), 3)
+    ]
+    best = max(score for score, _ in scored)
+    return min(
+        (warn for score, warn in scored if score >= best - F1_TOLERANCE),
+        key=lambda warn: abs(warn - seed_warn),
+    )
+
+
 def fit_calibration(
     table: ClaimTable,
     base: CalibrationConfig,
@@ -717,6 +751,12 @@ def fit_calibration(
         key=lambda f: (round(f[1], 2), -f[0]),
     )
     cv_f1 = thresholds.f1
+    agent_warn = tune_agent_warn(table, oof, thresholds)
+    if agent_warn is not None and agent_warn != thresholds.risk.warn:
+        risk = thresholds.risk.model_copy(
+            update={"agent_warn": agent_warn, "block": max(thresholds.risk.block, agent_warn)}
+        )
+        thresholds = ThresholdFit(thresholds.verdict, risk, thresholds.f1, thresholds.score)
     free = np.array([i for i, f in enumerate(table.forced) if f is None], dtype=np.int64)
     combiners = fit_combiners(table, names, free, gate, l2) if len(free) else None
     config = base.model_copy(

@@ -19,6 +19,14 @@ TOLERANCE = 1e-3
 def violations(result: MonitorResult, risk: RiskConfig) -> list[str]:
     """Every invariant `result` breaks under the risk rule `risk`; empty when consistent."""
     out: list[str] = []
+    if result.warn_threshold is not None:
+        if result.warn_threshold not in {risk.warn, risk.agent_warn}:
+            out.append(
+                f"warn_threshold {result.warn_threshold} is neither the rule's warn {risk.warn} "
+                f"nor its agent warn {risk.agent_warn}"
+            )
+        # the verdict says which of the rule's warn thresholds its action follows
+        risk = risk.model_copy(update={"warn": result.warn_threshold, "agent_warn": None})
     expected = ClaimCounts.of(result.claims, skipped=len(result.skipped))
     if result.counts != expected:
         out.append(f"counts {result.counts.model_dump()} do not match the claims {expected}")

@@ -47,6 +47,14 @@ class RiskConfig(BaseModel):
     severity: SeverityMultipliers = Field(default_factory=SeverityMultipliers)
     warn: float = Field(0.35, gt=0.0, le=1.0, description="Risk from which the action is warn")
     block: float = Field(0.70, gt=0.0, le=1.0, description="Risk from which the action is block")
+    agent_warn: float | None = Field(
+        None,
+        gt=0.0,
+        le=1.0,
+        description="Risk from which the action is warn for an answer whose context holds tool "
+        "results, fitted on those answers alone (an agent's claims restate tool fields, and its "
+        "risks sit on another scale than RAG prose's); None: `warn` for every answer",
+    )
     floor_confidence: float = Field(
         0.8,
         ge=0.0,
@@ -60,11 +68,20 @@ class RiskConfig(BaseModel):
 
     @model_validator(mode="after")
     def _ordered(self) -> RiskConfig:
-        if self.block < self.warn:
-            raise ValueError(
-                f"risk.block={self.block} is below risk.warn={self.warn}; block must be at least "
-                "warn (set both in the calibration file)"
-            )
+        for name in ("warn", "agent_warn"):
+            value = getattr(self, name)
+            if value is not None and self.block < value:
+                raise ValueError(
+                    f"risk.block={self.block} is below risk.{name}={value}; block must be at "
+                    f"least {name} (set both in the calibration file)"
+                )
+        return self
+
+    def for_answer(self, *, tools: bool) -> RiskConfig:
+        """The rule for one answer: `agent_warn` as its warn when its context holds tool
+        results and the calibration fitted one."""
+        if tools and self.agent_warn is not None and self.agent_warn != self.warn:
+            return self.model_copy(update={"warn": self.agent_warn, "agent_warn": None})
         return self
 
     def moved(self) -> str | None:
@@ -73,7 +90,7 @@ class RiskConfig(BaseModel):
         seed = RiskConfig()
         changed = [
             f"{name}={getattr(self, name)}"
-            for name in ("warn", "block", "floor_confidence")
+            for name in ("warn", "agent_warn", "block", "floor_confidence")
             if getattr(self, name) != getattr(seed, name)
         ]
         if self.weights != seed.weights:

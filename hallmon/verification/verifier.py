@@ -466,7 +466,8 @@ class Verifier:
     ) -> MonitorResult:
         extraction = prepared.extraction
         verdicts = self._with_unjudged(prepared, judged)
-        risk = answer_risk(verdicts, self.risk_config)
+        rule = self.risk_config.for_answer(tools=bool(prepared.response.context.tool_results))
+        risk = answer_risk(verdicts, rule)
         notes = [*(extraction.notes if extraction else []), *prepared.notes]
         language = None
         if extraction is not None and not extraction.is_english:
@@ -474,11 +475,11 @@ class Verifier:
             if verdicts:
                 # Never clean: the model could not read the answer (rounded up, so the
                 # published risk itself reaches warn).
-                risk = max(risk, math.ceil(self.risk_config.warn * 1e4) / 1e4)
+                risk = max(risk, math.ceil(rule.warn * 1e4) / 1e4)
         # The action follows from the risk as published (4 decimals), so a consumer that
         # recomputes it from the verdict gets the same answer.
         risk = round(risk, 4)
-        action = action_of(risk, verdicts, self.risk_config)
+        action = action_of(risk, verdicts, rule)
         if not prepared.response.complete:
             state, reason = "unavailable", "stream_incomplete"
             notes.append(
@@ -495,9 +496,9 @@ class Verifier:
             # the risk as one unchecked (unclear, confidence 1) claim.
             holes = _ranges(prepared.response.missing_seqs)
             state, reason = "unavailable", "stream_incomplete"
-            weight = self.risk_config.weights.unclear * self.risk_config.severity.medium
+            weight = rule.weights.unclear * rule.severity.medium
             risk = round(min(1.0, risk + weight * len(holes)), 4)
-            action = action_of(risk, verdicts, self.risk_config)
+            action = action_of(risk, verdicts, rule)
             notes.append(
                 f"chunk(s) {', '.join(holes)} of the stream never arrived: the text in "
                 f"{len(holes)} hole(s) was not checked"
@@ -512,6 +513,7 @@ class Verifier:
             unavailable_reason=reason,
             risk=risk,
             action=action,
+            warn_threshold=rule.warn,
             claims=verdicts,
             skipped=extraction.skipped if extraction else [],
             counts=ClaimCounts.of(verdicts, skipped=len(extraction.skipped) if extraction else 0),

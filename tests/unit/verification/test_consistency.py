@@ -102,6 +102,7 @@ class RandomNLI:
     flag=st.floats(0.5, 1.0),
     unclear_share=st.floats(0.0, 1.0),
     warn=st.floats(0.05, 0.7),
+    agent_warn=st.none() | st.floats(0.01, 0.7),
     gate=st.floats(0.5, 1.0),
 )
 def test_every_verdict_is_self_consistent(
@@ -112,6 +113,7 @@ def test_every_verdict_is_self_consistent(
     flag: float,
     unclear_share: float,
     warn: float,
+    agent_warn: float | None,
     gate: float,
 ) -> None:
     names = ["ent_max", "con_max", "lex_max"]
@@ -123,10 +125,33 @@ def test_every_verdict_is_self_consistent(
         ),
         nli_gate=NLIGate(entailment=gate, contradiction=gate),
         verdict=VerdictConfig(default=TypeThresholds(flag=flag, unclear=0.5 * unclear_share)),
-        risk=RiskConfig(warn=warn),
+        risk=RiskConfig(warn=warn, agent_warn=agent_warn),
     )
     verifier = Verifier(RandomNLI(seed), config)
     payload = {"text": answer, "context": CONTEXT if with_context else {}}
     response: AssembledResponse = parse_response(payload)
     result = verifier.verify(response)
     assert violations(result, config.risk) == [], result.model_dump_json(indent=1)
+    if result.claims and result.unavailable_reason != "evaluation_failed":
+        # an answer with tool results follows the agent warn, the rest the warn
+        tools = with_context and agent_warn is not None
+        assert result.warn_threshold == (agent_warn if tools else warn)
+
+
+def test_a_warn_threshold_that_is_not_the_rules_is_a_violation() -> None:
+    claims = [_verdict("unclear", 0.3, 0.3)]
+    result = MonitorResult(
+        state="checked",
+        risk=0.045,
+        action="warn",
+        warn_threshold=0.04,
+        claims=claims,
+        counts=ClaimCounts.of(claims),
+    )
+    assert violations(result, RiskConfig(warn=0.02, agent_warn=0.04)) == []
+    assert any("warn_threshold" in v for v in violations(result, RiskConfig(warn=0.02)))
+    # the same risk under the agent warn of 0.06 is allow, not warn
+    strict = result.model_copy(update={"warn_threshold": 0.06})
+    assert any(
+        "action warn" in v for v in violations(strict, RiskConfig(warn=0.02, agent_warn=0.06))
+    )

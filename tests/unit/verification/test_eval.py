@@ -299,3 +299,48 @@ def test_agent_answers_claims_get_a_combiner_of_their_own() -> None:
         CalibrationConfig(combiner=combiners.full).combiner_for(0.05, 0.1, agent=True)
         is combiners.full
     )
+
+
+def test_answers_with_tool_results_get_a_warn_threshold_of_their_own() -> None:
+    # Prose answers are unsupported from a small risk up, agent answers only from a larger one:
+    # one shared warn serves neither; the agent warn is fitted on the agent answers alone.
+    from hallmon.verification.calibration import (
+        ThresholdFit,
+        TypeThresholds,
+        VerdictConfig,
+        answer_tools,
+        tune_agent_warn,
+    )
+    from hallmon.verification.risk import RiskConfig
+    from hallmon.verification.verdicts import FEATURES
+
+    rng = np.random.default_rng(3)
+    n = 400
+    x = np.zeros((n, len(FEATURES)))
+    x[n // 2 :, FEATURES.index("tool_context")] = 1.0
+    p = rng.uniform(0, 1, n)  # each answer has one unclear claim: risk 0.15 * p
+    agent = np.arange(n) >= n // 2
+    gold = np.where(agent, p > 0.6, p > 0.1)
+    table = ClaimTable(
+        features=list(FEATURES),
+        x=x,
+        y=gold.astype(float),
+        answer=np.arange(n),
+        severity=["medium"] * n,
+        claim_type=["fact"] * n,
+        has_evidence=[True] * n,
+        forced=[("unclear", "number")] * n,
+        answer_gold=gold,
+        groups=[str(i) for i in range(n)],
+    )
+    assert answer_tools(table).tolist() == agent.tolist()
+    verdict = VerdictConfig(default=TypeThresholds(flag=0.5, unclear=0.05))
+    fit = ThresholdFit(verdict, RiskConfig(warn=0.02), 0.0, 0.0)
+    warn = tune_agent_warn(table, p, fit)
+    assert warn is not None and abs(warn - 0.15 * 0.6) <= 0.02
+    rule = RiskConfig(warn=0.02, agent_warn=warn)
+    assert rule.for_answer(tools=True).warn == warn
+    assert rule.for_answer(tools=False).warn == 0.02
+    assert "agent_warn" in (rule.moved() or "")
+    with pytest.raises(ValueError):
+        RiskConfig(warn=0.02, agent_warn=0.8, block=0.7)
