@@ -1353,7 +1353,8 @@ _FUTURE = re.compile(r"\b(?:will|'ll|’ll|going to|can|could|would|shall|may|mi
 _IDENTIFIER = re.compile(
     # ("ch_9Lm2A", "whd_a2": API ids with underscores too)
     r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]{2,}(?![\w])"
-    r"|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+"
+    # (an email's domain ends at a letter: "to j.okafor@example.com." ends the sentence)
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 )
 
 

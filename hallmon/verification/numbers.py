@@ -1330,6 +1330,10 @@ def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: 
         per_unit = q.duration_days / max(max(q.values, default=1.0), 1e-9)
         slack = max(q.tolerance * per_unit, 0.02 * max(q.duration_days, p.duration_days))
         return _close(q.duration_days, p.duration_days, slack)
+    if q.kind == "money" and any(b < 0 for b in p.values):
+        # a credit a record holds as a negative amount ("Amount: -8.45") is said as its size
+        # ("a loyalty credit of £8.45 has been taken off")
+        return any(_close(a, abs(b), q.tolerance) for a in q.values for b in p.values)
     return any(_close(a, b, q.tolerance) for a in q.values for b in p.values)
 
 
@@ -1387,7 +1391,8 @@ class FigureIndex:
                 for v in p.utc:
                     self._utc.setdefault(v, []).append(i)
             else:
-                values += [(v, i) for v in p.values]
+                # (a negative amount is also found by its size: `_backs` decides)
+                values += [(v, i) for v in p.values] + [(-v, i) for v in p.values if v < 0]
                 pm = _clock_minutes(p)
                 if pm is not None:
                     minutes.append((pm[0], i))
@@ -1495,6 +1500,44 @@ _MONTH_STEPS = {"month": 1, "year": 12, "yr": 12}
 _DAY_STEPS = {"day": 1, "week": 7}
 
 
+MAX_ONE_UNIT = 24
+_TIME_UNITS = frozenset(
+    {"second", "sec", "min", "minute", "hour", "hr", "day", "week", "wk", "month", "year", "yr"}
+)
+"""Figures of the claim's unit looked at for `_in_one_unit` (a bound on pairs)."""
+
+
+def _in_one_unit(q: Quantity, known: Sequence[Quantity], own: Sequence[Quantity]) -> str | None:
+    """A count in a unit as the sum or difference of two stated figures in that unit ("22
+    miles away, that's seven miles beyond the included 15 [miles]"); small whole numbers are
+    otherwise left alone (almost any two figures give one), but two of the claim's own unit
+    are rare."""
+    unit = _unit_key(q.unit)
+    if q.kind != "number" or not unit or unit.startswith(LIST_UNIT) or not unit.isalpha():
+        return None
+    if q.duration_days is not None or unit in _TIME_UNITS:
+        # (policies state many windows in days and hours: "45 days" and "7 business days" sum
+        # to any wrong window of 52)
+        return None
+    pool = [
+        b
+        for b in islice((b for b in (*own, *known) if b is not q), 4 * MAX_ONE_UNIT)
+        if b.kind == "number" and _unit_key(b.unit) == unit
+    ][:MAX_ONE_UNIT]
+    for v in q.values:
+        for i, a in enumerate(pool):
+            for b in pool[i + 1 :]:
+                for x in a.values:
+                    for y in b.values:
+                        if x == y:
+                            continue
+                        if _close(abs(x - y), v, 1e-6):
+                            return f"{q.describe()} is {a.describe()} - {b.describe()}"
+                        if _close(x + y, v, 1e-6):
+                            return f"{q.describe()} is {a.describe()} + {b.describe()}"
+    return None
+
+
 def _unit_key(unit: str | None) -> str:
     u = (unit or "").lower().rstrip(".")
     return u[:-1] if u.endswith("s") and len(u) > 2 else u
@@ -1591,6 +1634,7 @@ def derived_from(
                 else None
             )
             or _elapsed(q, known)
+            or _in_one_unit(q, known, own)
             or _with_own(q, known, own, counts)
             # (the first half as many of the answer's others as of the claim's own: an answer
             # of hundreds of figures would make every lookup a product of two long lists)

@@ -1660,7 +1660,13 @@ def _other_kinds(claim_text: str, call: ToolCall) -> list[str]:
         for kinds in _KIND_SETS:
             if kind not in kinds:
                 continue
-            said = [k for k in kinds - held if re.search(rf"\b{re.escape(k)}\b(?!-)", low)]
+            said = [
+                k
+                for k in kinds - held
+                if re.search(rf"\b{re.escape(k)}\b(?!-)", low)
+                # "by direct deposit" is the call's `method: direct_deposit`, no account kind
+                and not any(k in h.split() and h in low for h in held)
+            ]
             if said:
                 return [f"'{said[0]}' but {call.tool}'s {leaf}={value}"]
     return []

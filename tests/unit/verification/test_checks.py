@@ -2174,6 +2174,32 @@ def test_each_of_the_other_two_is_a_count() -> None:
     assert check_numbers(said.format(119), [], [prices]).passed is False
 
 
+def test_a_credit_held_as_a_negative_amount_is_said_as_its_size() -> None:
+    # hand107-01 (held out): "A loyalty credit of £8.45" of `amount_pence: -845`
+    invoice = tool_source("Output:\nLines 4: Description: Loyalty credit. Amount: -8.45.")
+    said = "A loyalty credit of £{} has been taken off."
+    assert check_numbers(said.format("8.45"), [], [invoice]).passed is True
+    assert check_numbers(said.format("8.54"), [], [invoice]).passed is False
+
+
+def test_a_count_in_one_unit_worked_out_from_two_in_that_unit() -> None:
+    # hand106-11 (held out): "22 miles away, that's seven miles beyond the included 15"
+    policy = doc("The first 15 miles of travel are included; beyond that it is 60p per mile.")
+    user = Source(source_id="user_input", kind="user_input", text="I'm 22 miles from you.")
+    said = "As you're 22 miles away, that's {} miles beyond the included 15."
+    assert check_numbers(said.format("seven"), [], [policy, user]).passed is True
+    assert check_numbers(said.format("eight"), [], [policy, user]).passed is False
+
+
+def test_a_window_in_days_is_not_the_sum_of_two_windows() -> None:
+    # the generated agent-0061: "52 days" is no window, though 45 + 7 business days are 52
+    policy = doc(
+        "Economy tickets can be changed without a fee within 45 days. Refunds reach the "
+        "original payment method within 7 business days."
+    )
+    assert check_numbers("The window for economy tickets is 52 days.", [], [policy]).passed is False
+
+
 def test_n_or_more_days_is_a_minimum_in_days() -> None:
     # hand102-05 (held out): "more than two weeks before arrival" against "14 or more days"
     policy = doc(

@@ -2748,3 +2748,29 @@ def test_a_result_said_finalised_of_a_pending_marker() -> None:
     assert wrong is not None and wrong.passed is False and "pending" in wrong.detail
     right = check_element_status("Your haemoglobin has been finalised.", [results])
     assert right is None or right.passed is not False
+
+
+def test_an_email_at_the_end_of_a_sentence_is_the_calls_address() -> None:
+    # hand104-21 (held out): "… to j.okafor@example.com." (the full stop is no part of it)
+    sent = call(
+        "statements.send_annual_statement",
+        {"status": "sent", "sent_to": "j.okafor@example.com"},
+        donor_id="DR-1",
+    )
+    said = "I've just emailed your statement to j.okafor@example.com."
+    assert check_action(said, [sent]).passed is True
+    assert check_action(said.replace("okafor", "okafur"), [sent]).passed is False
+
+
+def test_a_method_named_by_a_kind_word_is_no_account_kind() -> None:
+    # hand109-22 (held out): "by direct deposit to your account ending in 4471" of
+    # `method: direct_deposit` and `bank_account.type: checking`
+    status = call(
+        "efile.get_return_status",
+        {"refund": {"amount_usd": 2315.0, "method": "direct_deposit",
+                    "bank_account": {"type": "checking", "last4": "4471"}}},
+    )  # fmt: skip
+    fine = check_tool_facts("Your refund is going by direct deposit to account 4471.", [status])
+    assert fine is None or fine.passed is not False
+    wrong = check_tool_facts("Your refund is going to your savings account 4471.", [status])
+    assert wrong is not None and wrong.passed is False
