@@ -197,6 +197,102 @@ def _denial(
     return None
 
 
+# A permission or an offer the claim gives ("a black coffee is okay too", "we can fix the
+# electronics"), and a source clause that forbids or declines it ("Do not drink tea, coffee
+# (including black coffee) or juice", "we do not repair the electronics of digital pianos").
+_PERMITS = re.compile(
+    r"\b(?:is|are|'s|’s|be)\s+(?:(?:absolutely|perfectly|completely|totally|also)\s+)?"
+    r"(?:fine|okay|ok|allowed|permitted|welcome|acceptable|no\s+problem)\b|"
+    r"\b(?:you|we|they)\s+(?:can|may|are\s+welcome\s+to)\b|\bfeel\s+free\s+to\b",
+    re.I,
+)
+_FORBIDS = re.compile(
+    r"\b(?:is|are)\s+not\s+(?:permitted|allowed|accepted)|\bnot\s+(?:be\s+)?(?:permitted|allowed)|"
+    r"\b(?:is|are)\s+(?:prohibited|forbidden|banned)|"
+    # (not "you do not need to", "does not have to": no prohibition)
+    r"\b(?:do|does)\s+not\b(?!\s+(?:need|have|require))|\b(?:don|doesn)['’]t\b(?!\s+(?:need|have))|"
+    r"\b(?:cannot|can['’]t|must\s+not|mustn['’]t|may\s+not)\b",
+    re.I,
+)
+# the part of a forbidding clause that is let through ("Outside food is not permitted, with
+# the exception of a birthday cake")
+_LET_THROUGH = re.compile(
+    r"\b(?:with\s+the\s+exception\s+of|except(?:\s+for)?|other\s+than|apart\s+from|"
+    r"excluding|but\b|however)\b",
+    re.I,
+)
+# a clause whose prohibition or permission holds on a condition or a limit: not read here
+_CONDITIONAL = re.compile(
+    r"\b(?:if|unless|provided|as\s+long\s+as|only|without|until|within|after|before|"
+    r"more\s+than|less\s+than|under|over|once|when|where)\b|\d",
+    re.I,
+)
+_CLAUSE_BREAK = re.compile(r"[;:—–]|,?\s+(?:but|so|whereas|while)\s+|,\s+(?:and|or)\s+", re.I)
+_PLAIN_NEGATION = re.compile(r"\b(?:not|no|never|cannot|nor)\b|n['’]t\b", re.I)
+_PERMISSION_WORDS = frozenset(
+    content_tokens(
+        "fine okay ok allowed permitted welcome acceptable problem can may free feel also too "
+        "absolutely perfectly completely totally without"
+    )
+)
+PROHIBITION_SHARED = 2
+"""Content words a permission clause of the claim must share with a forbidding clause."""
+
+
+@lru_cache(maxsize=256)
+def _forbidding_clauses(text: str) -> tuple[tuple[frozenset[str], bool, str], ...]:
+    """A source's clauses: content words (negation and permission words left out, and what a
+    forbidding clause lets through), whether the clause forbids, and its sentence."""
+    out = []
+    for sentence in source_sentences(text)[:MAX_SENTENCES]:
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if not clause or not clause.strip():
+                continue
+            forbids = _FORBIDS.search(clause) is not None
+            if forbids:
+                if _CONDITIONAL.search(clause):
+                    continue
+                cut = _LET_THROUGH.search(clause)
+                clause = clause[: cut.start()] if cut else clause
+            words = content_tokens(clause) - _NEGATION_TOKENS - _PERMISSION_WORDS - _AVAILABILITY
+            if words:
+                out.append((words, forbids, sentence))
+    return tuple(out)
+
+
+def _prohibited(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
+    """A permission or offer of the claim that a source clause forbids, where no source
+    clause says as much of it without forbidding it."""
+    for clause in _CLAUSE_BREAK.split(claim_text):
+        if not clause or not _PERMITS.search(clause):
+            continue
+        if _PLAIN_NEGATION.search(clause) or _CONDITIONAL.search(clause.replace("without", "")):
+            continue
+        words = content_tokens(clause) - _PERMISSION_WORDS - _AVAILABILITY
+        if len(words) < PROHIBITION_SHARED:
+            continue
+        best_forbidding: tuple[int, str, str] | None = None
+        best_allowing = 0
+        for source in sources:
+            if source.kind == "user_input":
+                continue
+            for said, forbids, sentence in _forbidding_clauses(source.text):
+                shared = len(words & said)
+                if forbids:
+                    if (
+                        shared >= PROHIBITION_SHARED
+                        and 2 * shared >= len(words)
+                        and (best_forbidding is None or shared > best_forbidding[0])
+                    ):
+                        best_forbidding = (shared, source.source_id, sentence)
+                else:
+                    best_allowing = max(best_allowing, shared)
+        if best_forbidding is not None and best_forbidding[0] > best_allowing:
+            _, source_id, sentence = best_forbidding
+            return _failed(f"{source_id} forbids what the claim allows", sentence)
+    return None
+
+
 _RULE = re.compile(r"\b(?:may|might|can|could|must|should|shall)\b(?!\s+not\b)", re.I)
 _NO_LONGER = re.compile(r"\bno\s+longer\b|\bnot\b[^.;]{0,40}\bany\s?more\b", re.I)
 # a tool that reads ("get_student", "orders.list"), against one that acts
@@ -210,6 +306,9 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # a bare answer folded before the claim ("No. The endpoint is reachable again") is the
     # answer to the question, not a negation of what follows
     claim_text = BARE_ANSWER.sub("", claim_text, count=1)
+    forbidden = _prohibited(claim_text, sources)
+    if forbidden is not None:
+        return forbidden
     # "free" claims a price of zero; "not free" agrees with any price.
     # ("there's nothing to pay", "at no extra cost" say free, not a negation)
     negated = bool(_NEGATION.search(_FREE.sub(" ", claim_text)))

@@ -318,3 +318,51 @@ def test_a_restriction_only_available_to_some_is_restated_not_denied() -> None:
         "valid IPAF PAL card for category 3b."
     )
     assert check_negation(said, [terms]) is None
+
+
+def _doc(text: str) -> Source:
+    return Source(source_id="policy", kind="document", text=text)
+
+
+def test_a_permission_the_policy_forbids_fails() -> None:
+    # held out hand105-20, hand108-18, hand106-20 (after their first runs)
+    fasting = _doc(
+        "During the fast you may drink plain water. Do not drink tea, coffee (including black "
+        "coffee) or juice, and do not chew gum."
+    )
+    said = "Plain water is fine, and a black coffee without milk or sugar is okay too."
+    result = check_negation(said, [fasting])
+    assert result is not None and result.passed is False
+    assert "forbids" in result.detail and "(contradicts it)" in result.detail
+    plot = _doc(
+        "Structures must sit on paving slabs or timber bearers; concrete bases and foundations "
+        "are not allowed on any plot."
+    )
+    result = check_negation("For the base, a concrete slab is fine.", [plot])
+    assert result is not None and result.passed is False
+    workshop = _doc(
+        "We are a Kawai-authorised repairer for acoustic pianos; we do not repair the "
+        "electronics of digital pianos or keyboards, but we can recommend a specialist."
+    )
+    said = "We're Kawai-authorised, so we can fix the electronics on your digital piano."
+    result = check_negation(said, [workshop])
+    assert result is not None and result.passed is False
+
+
+def test_a_permission_the_policy_lets_through_or_grants_elsewhere_passes() -> None:
+    party = _doc(
+        "Outside food and drink are not permitted, with the exception of a birthday cake, for "
+        "which there is no cake fee."
+    )
+    assert check_negation("You're very welcome to bring a birthday cake.", [party]) is None
+    sauna = _doc("Children cannot use the sauna. Adults may use the sauna at any time.")
+    assert check_negation("Adults can use the sauna.", [sauna]) is None
+    pets = _doc("Dogs are welcome on all pitches. Dogs are not permitted in the shower blocks.")
+    assert check_negation("Dogs are welcome on tent pitches.", [pets]) is None
+    # a limit or condition is the number and condition checks' to read
+    cancel = _doc("Bookings cannot be cancelled within 24 hours of the class.")
+    said = "You can cancel the class booking up to 24 hours before."
+    assert check_negation(said, [cancel]) is None
+    # "you do not need to" forbids nothing
+    proof = _doc("You do not need to bring your booking confirmation to the desk.")
+    assert check_negation("You can bring your booking confirmation to the desk.", [proof]) is None
