@@ -984,8 +984,9 @@ def check_action(
 _COUNT = re.compile(
     # (not the digits of an id: "order CL-2207 for your two boards", nor of an amount:
     # "£22.95 for the one bottle")
-    r"(?<![\w.,:£$€-])(?P<n>\d{1,4})\s+(?:(?:more|new|extra|additional)\s+)?"
-    r"(?P<noun>[a-z]{3,})\b",
+    # ("two reams": a count in words too, from two; "one" is as often a pronoun)
+    r"(?<![\w.,:£$€-])(?P<n>\d{1,4}|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve)\s+(?:(?:more|new|extra|additional)\s+)?(?P<noun>[a-z]{3,})\b",
     re.I,
 )
 # Words after a number that count no things ("within 5 working days", "95 for"): a generic
@@ -1004,7 +1005,9 @@ def _other_counts(claim_text: str, call: ToolCall) -> list[str]:
     noun ("seats"), holding another number ({"quantity": 3})."""
     out = []
     for m in _COUNT.finditer(claim_text):
-        n, noun = float(m.group("n")), _singular(m.group("noun"))
+        word = m.group("n").lower()
+        n = float(word) if word.isdigit() else float(NUMBER_WORDS[word])
+        noun = _singular(m.group("noun"))
         if m.group("noun").lower() in _NOT_COUNTED:
             continue
         asked = [
@@ -1760,13 +1763,17 @@ def _coded_words(call: ToolCall) -> str:
 
 def _one_apart(a: str, b: str) -> bool:
     """Same length, one character different, and that character a letter or digit for a
-    letter or digit of the same kind ("eu-north-2a" for "eu-north-2b", "RF-77" for "RF-78")."""
+    letter or digit of the same kind ("eu-north-2a" for "eu-north-2b", "RF-77" for "RF-78"),
+    or two neighbouring digits or letters swapped ("LP-60214" for "LP-60241")."""
     if len(a) != len(b) or a == b:
         return False
-    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-    return len(diff) == 1 and (
-        (diff[0][0].isdigit() and diff[0][1].isdigit())
-        or (diff[0][0].isalpha() and diff[0][1].isalpha())
+    at = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    if len(at) == 2 and at[1] == at[0] + 1:
+        i = at[0]
+        pair = a[i : i + 2]
+        return a[i] == b[i + 1] and a[i + 1] == b[i] and (pair.isdigit() or pair.isalpha())
+    return len(at) == 1 and (
+        (a[at[0]].isdigit() and b[at[0]].isdigit()) or (a[at[0]].isalpha() and b[at[0]].isalpha())
     )
 
 
@@ -3101,10 +3108,11 @@ _STATUS_CARRIER_STEMS = frozenset(
 
 
 def _distinct_words(
-    values: dict[str, tuple[str, ...]], statuses: dict[str, str]
+    values: dict[str, tuple[str, ...]], statuses: dict[str, str], carriers: set[str]
 ) -> dict[str, set[str]]:
     """Per list element with a status, the stems of the words of its values (4 letters or
-    more) that no other element's values have, without status and carrier words."""
+    more) that no other element's values have, without status and carrier words (the call's
+    own carriers too: "in transit with DHL Freight" names the carrier, not the element)."""
     words_of = {
         prefix: {
             stem(w)
@@ -3117,7 +3125,7 @@ def _distinct_words(
     }
     counts = Counter(w for ws in words_of.values() for w in ws)
     plain = _STATUS_CARRIER_STEMS | {
-        stem(w) for v in statuses.values() for w in re.findall(r"[a-z]+", v)
+        stem(w) for v in (*statuses.values(), *carriers) for w in re.findall(r"[a-z]+", v)
     }
     return {p: {w for w in ws if counts[w] == 1 and w not in plain} for p, ws in words_of.items()}
 
@@ -3140,12 +3148,15 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
             for k, v in call.fields
             if _in_list(k) and k.rsplit(".", 1)[-1] in ("status", "state")
         }
-        # element -> the words of its names ("education_verification": education, verification)
+        carriers = _carriers(call)
+        # element -> the words of its names ("education_verification": education, verification;
+        # not its carrier: "in transit with DHL Freight" names the carrier, not the element)
         names = {
             prefix: [
                 words
                 for n in (v.lower() for v in vs[:MAX_FIELDS] if len(v) <= 60)
                 if seen[n] == 1
+                and n not in carriers
                 and _norm_status(n) != statuses.get(prefix)
                 and (words := frozenset(w for w in re.split(r"[_\s-]+", n) if len(w) >= 3))
                 and all(w.isalpha() for w in words)
@@ -3168,7 +3179,7 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                 # a word of one element's name that no other element's values have
                 stems = {stem(w) for w in low}
                 if distinct is None:
-                    distinct = _distinct_words(view.values, statuses)
+                    distinct = _distinct_words(view.values, statuses, carriers)
                 named = [p for p, ws in distinct.items() if ws & stems]
             if len(said) != 1 or len(named) != 1:
                 continue

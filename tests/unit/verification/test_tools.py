@@ -2774,3 +2774,58 @@ def test_a_method_named_by_a_kind_word_is_no_account_kind() -> None:
     assert fine is None or fine.passed is not False
     wrong = check_tool_facts("Your refund is going to your savings account 4471.", [status])
     assert wrong is not None and wrong.passed is False
+
+
+def test_an_id_with_two_neighbouring_digits_swapped_is_misread() -> None:
+    # hand102-08 (held out): "For booking LP-60214" of `booking_ref: LP-60241`
+    booking = call(
+        "ferrybook.get_booking",
+        {"booking_ref": "LP-60241", "departs_at": "2025-09-03T22:30:00+01:00"},
+        booking_ref="LP-60241",
+    )
+    bad = check_tool_facts("For booking LP-60214, your sailing leaves at 10:30pm.", [booking])
+    assert bad is not None and bad.passed is False and "LP-60241" in bad.detail
+    good = check_tool_facts("For booking LP-60241, your sailing leaves at 10:30pm.", [booking])
+    assert good is None or good.passed is not False
+    # two digits that are not neighbours, or a digit swapped with a letter, are no misreading
+    other = check_tool_facts("For booking LP-40261, your sailing leaves at 10:30pm.", [booking])
+    assert other is None or "LP-40261' but" not in other.detail
+
+
+def test_the_carrier_of_one_element_does_not_name_it() -> None:
+    # hand107-02 (held out): "the chairs are in transit with DHL Freight" where the chairs'
+    # line is backordered and the pedestals' line is in transit with DHL Freight
+    order = call(
+        "orders.get_order",
+        {
+            "lines": [
+                {"description": "Height-adjustable desk", "status": "delivered"},
+                {"description": "Ergo mesh task chair, black", "status": "backordered"},
+                {
+                    "description": "Mobile pedestal",
+                    "status": "in_transit",
+                    "carrier": "DHL Freight",
+                },
+            ]
+        },
+    )
+    bad = check_element_status(
+        "The 40 black mesh task chairs are in transit with DHL Freight", [order]
+    )
+    assert bad is not None and bad.passed is False and "backordered" in bad.detail
+    good = check_element_status("The pedestals are in transit with DHL Freight", [order])
+    assert good is None
+
+
+def test_a_count_in_words_is_compared_with_the_quantity_asked_for() -> None:
+    # hand109-24 (held out): "I've added two reams" of `quantity: 1`
+    added = call(
+        "orders.add_to_next_shipment",
+        {"order_line_id": "OL-884120", "quantity": 1, "ship_date": "2025-09-09"},
+        sku="PAPER-A4-500",
+        quantity=1,
+    )
+    bad = check_action("I've added two reams of A4 paper to your next box.", [added])
+    assert bad.passed is False and "quantity=1" in bad.detail
+    good = check_action("I've added a ream of A4 paper to your next box.", [added])
+    assert good.passed is True
