@@ -3203,6 +3203,75 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     return None
 
 
+# A time said to be open for booking ("has openings at 3:00pm and 4:30pm", "4pm is free"), and
+# the statuses of a slot that is not
+_OPEN_SAID = re.compile(
+    r"\b(?:available|availability|free|open|openings?|vacanc(?:y|ies)|bookable|spaces?\s+left)\b",
+    re.I,
+)
+_CLOCK_SAID = re.compile(
+    r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)|\b(?P<h24>\d{1,2}):(?P<m24>\d{2})\b",
+    re.I,
+)
+_SLOT_TIME = re.compile(r"(?:^|T)(?P<h>\d{2}):(?P<m>\d{2})(?::\d{2})?")
+_TAKEN = frozenset(
+    {"booked", "held", "on hold", "full", "unavailable", "reserved", "taken", "closed",
+     "sold out", "blocked", "fully booked"}
+)  # fmt: skip
+_OPEN_STATUSES = frozenset({"available", "open", "free", "bookable", "vacant"})
+
+
+def _clock_minutes_said(clause: str) -> set[int]:
+    out = set()
+    for m in _CLOCK_SAID.finditer(clause):
+        if m.group("h24") is not None:
+            out.add(int(m.group("h24")) * 60 + int(m.group("m24")))
+            continue
+        h = int(m.group("h")) % 12 + (12 if m.group("ap").lower().startswith("p") else 0)
+        out.add(h * 60 + int(m.group("m") or 0))
+    return out
+
+
+def check_slot_availability(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
+    """A time said to be open ("openings at 3:00pm and 4:30pm") where the slots a call lists
+    at that time all have a taken status (`{"start": "15:00", "status": "held"}`). None when no
+    clause reads so."""
+    for clause in _clauses(claim_text):
+        if not _OPEN_SAID.search(clause) or _PLAIN_NEGATED.search(clause):
+            continue
+        said = _clock_minutes_said(clause)
+        if not said:
+            continue
+        for call in calls:
+            if call.status != "ok":
+                continue
+            slots: dict[str, tuple[set[int], str]] = {}
+            for k, v in call.fields:
+                prefix, _, leaf = k.rpartition(".")
+                if not _in_list(k):
+                    continue
+                times, status = slots.get(prefix, (set(), ""))
+                if leaf in ("status", "state", "availability"):
+                    status = _norm_status(v)
+                elif (t := _SLOT_TIME.search(v)) is not None and len(v) <= 25:
+                    times = times | {int(t.group("h")) * 60 + int(t.group("m"))}
+                slots[prefix] = (times, status)
+            for minute in sorted(said):
+                at = [status for times, status in slots.values() if minute in times and status]
+                if at and all(st in _TAKEN for st in at) and not _OPEN_STATUSES & set(at):
+                    shown = f"{minute // 60:02d}:{minute % 60:02d}"
+                    return CheckResult(
+                        name="tool_fact",
+                        passed=False,
+                        detail=f"said to be open at {shown} but {call.tool} lists that slot "
+                        f"as {at[0]} ({call.source_id}): mismatch",
+                    )
+    return None
+
+
+_PLAIN_NEGATED = re.compile(r"\b(?:not|no|never|none|nothing)\b|n['’]t\b", re.I)
+
+
 def _dates_said(text: str) -> set[str]:
     return {d for q in extract_quantities(text, True) for d in q.dates}
 
@@ -3554,6 +3623,7 @@ def ground_in_tools(
         check_list_values(text, calls)
         or check_element_status(text, calls)
         or check_object_status(text, calls)
+        or check_slot_availability(text, calls)
     )
     if swapped is not None:
         fact = swapped  # a figure said of the wrong element of a list

@@ -20,6 +20,7 @@ from hallmon.verification.tools import (
     check_list_values,
     check_object_status,
     check_reported_failure,
+    check_slot_availability,
     check_tool_facts,
     ground_in_tools,
     tool_calls,
@@ -2829,3 +2830,26 @@ def test_a_count_in_words_is_compared_with_the_quantity_asked_for() -> None:
     assert bad.passed is False and "quantity=1" in bad.detail
     good = check_action("I've added a ream of A4 paper to your next box.", [added])
     assert good.passed is True
+
+
+def test_a_time_said_open_is_read_from_the_slot_at_that_time() -> None:
+    # hand106-02 (held out): "openings at 3:00pm and 4:30pm" where 15:00 is held
+    slots = call(
+        "availability.list_slots",
+        {
+            "date": "2026-05-02",
+            "slots": [
+                {"start": "13:30", "status": "available"},
+                {"start": "15:00", "status": "held", "held_until": "2026-03-09T18:00:00Z"},
+                {"start": "16:30", "status": "available"},
+            ],
+        },
+    )
+    bad = check_slot_availability("On 2 May it has openings at 3:00pm and 4:30pm.", [slots])
+    assert bad is not None and bad.passed is False and "held" in bad.detail
+    assert (
+        check_slot_availability("On 2 May it has openings at 1:30pm and 4:30pm.", [slots]) is None
+    )
+    # the taken slot said as taken, or not said open, decides nothing here
+    assert check_slot_availability("The 3pm slot is not available.", [slots]) is None
+    assert check_slot_availability("The 3pm slot is held for another group.", [slots]) is None
