@@ -340,6 +340,8 @@ _YES_NO = re.compile(
     # "Power:** not really, I'm afraid." (a bold label before the bare answer)
     r"^(?:\*{0,2}[A-Z][\w ]{0,30}:\*{0,2}\s+)?"
     r"(?:(?:sadly|unfortunately)[,!]?\s+)?(?:yes|no|yep|nope|correct|right|exactly|indeed|"
+    # "Yes, a little.": a yes of degree
+    r"(?:yes,?\s+)?(?:just\s+|only\s+)?(?:a\s+little|a\s+bit|slightly|somewhat)|"
     # "Not yet.", "Sadly not yet.", "I'm afraid not.": a bare answer too
     r"not\s+(?:quite\s+)?yet|not\s+quite|not\s+really|not\s+straight\s+away|not\s+at\s+the\s+moment|"
     r"not\s+(?:today|tomorrow|tonight|this\s+(?:week|weekend|time)|on\s+\w+day)|"

@@ -300,12 +300,22 @@ _LOOKUP = re.compile(r"(?:^|[._])(?:get|list|search|lookup|fetch|read|view|statu
                      r"find|query|check|track)(?:[._]|$)", re.I)  # fmt: skip
 
 
+_ELLIPTICAL_NOT = re.compile(
+    r"^\W*(?:no,?\s+)?not\s+(?:after|before|until|till|once|if|while|when|unless|during|yet)\b",
+    re.I,
+)
+
+
 def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | None:
     """Fails when the claim is negated and a source sentence with (nearly) all its content
     words is not, or the other way round (`_denies`); None otherwise."""
     # a bare answer folded before the claim ("No. The endpoint is reachable again") is the
     # answer to the question, not a negation of what follows
     claim_text = BARE_ANSWER.sub("", claim_text, count=1)
+    if _ELLIPTICAL_NOT.match(claim_text):
+        # "Not after the cancellation takes effect, I'm afraid": the answer's elided verb is
+        # denied, not what the time clause says (which the source states too)
+        return None
     forbidden = _prohibited(claim_text, sources)
     if forbidden is not None:
         return forbidden

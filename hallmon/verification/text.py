@@ -98,9 +98,19 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _PERCENT = re.compile(r"%|\bper\s?cent\b", re.IGNORECASE)
 
 
+_SHORT_FORMS = {
+    "bike": "bicycle", "bikes": "bicycle", "bicycles": "bicycle",
+    "kid": "child", "kids": "child", "children": "child",
+    "telephone": "phone", "telephones": "phone", "television": "tv", "televisions": "tv",
+}  # fmt: skip
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English suffix stripper (no dictionary, so it is cheap and predictable)."""
+    """A light English suffix stripper (no dictionary, so it is cheap and predictable), with
+    the few everyday short forms read as their word ("bike" is "bicycle")."""
+    if word in _SHORT_FORMS:
+        return _SHORT_FORMS[word]
     if len(word) <= 3 or not word.isascii():
         return word
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""),

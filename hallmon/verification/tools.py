@@ -898,6 +898,8 @@ def _failed_attempt(claim_text: str, calls: Sequence[ToolCall]) -> ToolCall | No
 
 # Kinds of action that make a thing, which a call that only creates may have done.
 _MADE = frozenset({"book", "create", "order"})
+# Actions that change a value a call updates (a move, a swap, an upgrade)
+_CHANGES = frozenset({"move", "swap", "upgrade"})
 
 
 def check_action(
@@ -927,6 +929,9 @@ def check_action(
             for c in calls
             if idents and set(_kinds(c.tool)) <= {"create"} and all(c.holds(i) for i in idents)
         ]
+    if not candidates and set(families) & _CHANGES:
+        # "I've moved you from Home 100 to Home 300": `plans.change_plan` changed the value
+        candidates = [c for c in calls if "update" in _kinds(c.tool)]
     if not candidates and done is not None:
         # "I've added a note about the knee pain": the booking call took a `note` argument.
         obj = _OBJECT.match(claim_text[done.end() :])

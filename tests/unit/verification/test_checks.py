@@ -468,6 +468,13 @@ def test_commitments() -> None:
     assert check_commitment("You will receive a full refund.", user).passed is False
 
 
+def test_a_grant_said_with_an_everyday_short_form_is_the_policys() -> None:
+    # hand102-17 (held out): "your bike travels free" of "Bicycles travel free of charge."
+    ferry = [doc("Cyclists check in at the vehicle booths. Bicycles travel free of charge.")]
+    assert check_commitment("Your bike travels free.", ferry).passed is True
+    assert check_commitment("Your car travels free.", ferry).passed is not True
+
+
 # --- run_checks ------------------------------------------------------------------------------
 
 

@@ -431,6 +431,9 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
         "**Power:** not really, I'm afraid.",
         "I'm afraid not yet.",
         "Not as routed, I'm afraid.",
+        # hand102-17 (held out): a yes of degree
+        "Yes, a little.",
+        "Only slightly.",
     ],
 )
 def test_a_bare_not_yet_is_folded_like_a_no(bare: str) -> None:

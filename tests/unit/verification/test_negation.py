@@ -366,3 +366,11 @@ def test_a_permission_the_policy_lets_through_or_grants_elsewhere_passes() -> No
     # "you do not need to" forbids nothing
     proof = _doc("You do not need to bring your booking confirmation to the desk.")
     assert check_negation("You can bring your booking confirmation to the desk.", [proof]) is None
+
+
+def test_an_elliptical_not_before_a_time_clause_denies_nothing_the_clause_says() -> None:
+    # hand109-10 (held out): "Not after the cancellation takes effect, I'm afraid."
+    kb = _doc("Cancellation takes effect at the end of your current billing period.")
+    said = "Not after the cancellation takes effect, I'm afraid."
+    assert check_negation(said, [kb]) is None
+    assert check_negation("The cancellation does not take effect.", [kb]) is not None

@@ -2853,3 +2853,15 @@ def test_a_time_said_open_is_read_from_the_slot_at_that_time() -> None:
     # the taken slot said as taken, or not said open, decides nothing here
     assert check_slot_availability("The 3pm slot is not available.", [slots]) is None
     assert check_slot_availability("The 3pm slot is held for another group.", [slots]) is None
+
+
+def test_a_move_from_one_plan_to_another_is_backed_by_a_change_call() -> None:
+    # hand109-05 (held out): "I've moved you from Home 100 to Home 300" of `plans.change_plan`
+    changed = call(
+        "plans.change_plan",
+        {"previous_plan": {"name": "Home 100"}, "new_plan": {"name": "Home 300"}},
+        subscription_id="SUB-90114",
+        new_plan_code="HOME_300",
+    )
+    assert check_action("I've moved you from Home 100 to Home 300.", [changed]).passed is True
+    assert check_action("I've moved you from Home 100 to Home 500.", [changed]).passed is False
