@@ -817,6 +817,13 @@ def _clause_words(text: str, q: Quantity) -> frozenset[str]:
     return frozenset(w for w in words if not w[:1].isdigit())
 
 
+_LABEL_BEFORE = re.compile(
+    r"\b(?:type|class|park|level|row|gate|terminal|platform|zone|grade|tier|category|band|"
+    r"stage|step|phase|room|version|no\.|number|unit|bay|floor|building|block|section)\s+$",
+    re.I,
+)
+
+
 def swapped_figures(
     claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]
 ) -> str | None:
@@ -836,6 +843,11 @@ def swapped_figures(
             qb, mb, tb = matched[j]
             if not ta or ta != tb or ma is mb or ma.values & mb.values or ma.dates & mb.dates:
                 continue
+            if any(
+                _LABEL_BEFORE.search(text, max(0, f.start - 20), f.start)
+                for f, text in ((qa, claim_text), (qb, claim_text), (ma, ta), (mb, tb))
+            ):
+                continue  # "Type 2 sockets", "Car Park 2": a name, not a figure said of a thing
             ka, kb, ea, eb = said[i], said[j], given[i], given[j]
             straight = len(ka & ea) + len(kb & eb)
             crossed_a, crossed_b = len(ka & eb), len(kb & ea)
@@ -2035,6 +2047,28 @@ _DENIES = re.compile(
 )
 
 
+_AUXILIARY = frozenset(content_tokens("be been being is are was were get got") | {"be"})
+
+
+def _refusing(clause: str, claim_text: str, given: frozenset[str]) -> bool:
+    """Whether a negation of the policy clause refuses what the claim grants: what it denies
+    (the first word after it) is a word of the claim, or it stands next to the promise ("free",
+    "compensation"). "we pay compensation … for each day the service is not repaired" denies
+    the repair, which the claim does not speak of."""
+    said = content_tokens(claim_text)
+    for m in _DENIES.finditer(clause):
+        after = [
+            t for t in (content_tokens(w) for w in clause[m.end() : m.end() + 60].split()) if t
+        ]
+        denied = next((min(t) for t in after if not t <= _AUXILIARY), None)
+        if denied is None or denied in said:
+            return True
+        near = content_tokens(clause[max(0, m.start() - 35) : m.end() + 35])
+        if near & given:
+            return True
+    return False
+
+
 # "rescheduled at no charge", "no extra cost": a price of nothing, which grants, not refuses
 NO_CHARGE = re.compile(r"\b(?:at\s+)?no\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee)s?\b", re.I)
 # The words that say what a commitment gives, to find the policy clause that speaks of it.
@@ -2095,7 +2129,7 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
         and len(content_tokens(exception.group(1)) & content_tokens(claim_text)) >= 2
     )
     if (
-        _DENIES.search(NO_CHARGE.sub(" free ", _CONDITION_CLAUSE.sub(" ", clause)))
+        _refusing(NO_CHARGE.sub(" free ", _CONDITION_CLAUSE.sub(" ", clause)), claim_text, given)
         and not _DENIES.search(claim_text)
         and not states_exception
     ):

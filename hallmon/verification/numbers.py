@@ -1056,10 +1056,29 @@ def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
                         tolerance=0.0,
                     )
                     continue
+        an_hour = _AN_HOUR_BEFORE.search(text, max(0, q.start - 20), q.start)
+        if (
+            an_hour is not None
+            and q.kind == "number"
+            and len(q.values) == 1
+            and _UNIT_FAMILY.get(_unit_key(q.unit)) == _UNIT_FAMILY.get("minute")
+            and 0 <= next(iter(q.values)) < 60
+        ):
+            # "an hour and twenty minutes": 80 minutes, as "1 hour 20 minutes" is
+            value = 60 + next(iter(q.values))
+            q = replace(
+                q,
+                text=f"{text[an_hour.start() : q.start]}{q.text}",
+                start=an_hour.start(),
+                values=frozenset({value}),
+                duration_days=None,
+                tolerance=0.0,
+            )
         out.append(q)
     return out
 
 
+_AN_HOUR_BEFORE = re.compile(r"\ban?\s+hour\s+(?:and\s+)?$", re.I)
 _RANGE_BETWEEN = re.compile(r"\s*(?:-|–|—|to|and|or)\s*", re.I)
 
 

@@ -2386,7 +2386,10 @@ _NOISE = frozenset({"will", "can", "make", "give", "get", "free", "charge", "cos
 _AVAILABLE_FREE = re.compile(
     r"\b(?:slots?|spaces?|places?|seats?|tables?|appointments?|rooms?|spots?|dates?|times?|"
     r"capacity|availability)\s+(?:\w+\s+)?$"
-    r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$",
+    r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$"
+    # "As you'd already used your one free amendment, there's a £7.50 fee": a free one spent
+    r"|\b(?:used|used\s+up|had|taken|spent)\s+(?:your|the|all|both)\s+(?:(?:one|only|two|"
+    r"three)\s+)?$",
     re.I,
 )
 # Words of when, not of what is granted: "free of charge until 11:00 AM Mountain that day"
@@ -2563,7 +2566,11 @@ def _loose(words: Iterable[str]) -> set[str]:
 
 # Where a granting clause ends: a semicolon, a dash, or a new clause after a comma.
 _FAVOUR_CLAUSE = re.compile(
-    r";|\s[—–-]\s|,\s+(?:after\s+that|otherwise|but|and\s+then|so|each|which)\b", re.I
+    r";|\s[—–-]\s|,\s+(?:after\s+that|otherwise|but|and\s+then|so|each|which)\b"
+    # "… once free of charge if you'd like to travel on different dates": the user's wish,
+    # no words of the favour
+    r"|,?\s+if\s+you(?:['’]d\s+(?:like|prefer|rather)|\s+(?:want|prefer|wish|would\s+like))\b",
+    re.I,
 )
 
 
@@ -2578,10 +2585,19 @@ def _refuses(sentence: str, grants: re.Pattern[str]) -> bool:
     """Whether the clause of `sentence` that names the favour (one of the `grants` words)
     negates it ("Discounts do not apply to gift cards"); a negation in another clause ("free
     for members, no code needed") refuses nothing."""
-    return any(
-        grants.search(clause) and _DENIES.search(NO_CHARGE.sub(" free ", clause))
-        for clause in _CLAUSE_BREAK.split(sentence)
-    )
+    # (the negation near the favour word: "we pay automatic compensation … for each day the
+    # service is not repaired" denies the repair, not the compensation)
+    for clause in _CLAUSE_BREAK.split(sentence):
+        clause = NO_CHARGE.sub(" free ", clause)
+        for m in grants.finditer(clause):
+            near = clause[max(0, m.start() - _REFUSAL_REACH) : m.end() + _REFUSAL_REACH]
+            if _DENIES.search(near):
+                return True
+    return False
+
+
+_REFUSAL_REACH = 35
+"""Characters either side of a favour word that a refusing negation sits within."""
 
 
 def _field_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
@@ -3135,6 +3151,9 @@ def _distinct_words(
     return {p: {w for w in ws if counts[w] == 1 and w not in plain} for p, ws in words_of.items()}
 
 
+_DONE_SAID = re.compile(r"\b(?:has|have)\s+(?:now\s+|already\s+)?been\s+done\b", re.I)
+
+
 def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """A status said in a clause that names one list element by the words of its name, where
     that element has another status that a second element has ("… and education verification
@@ -3178,6 +3197,9 @@ def check_element_status(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
                 for v in set(statuses.values())
                 if len(v) >= 4 and re.search(rf"\b{re.escape(v)}\b", clause, re.I)
             }
+            if _DONE_SAID.search(clause):
+                # "His bath and brush has been done too" beside a `completed` nail trim
+                said.add("completed")
             named = [p for p, ws in names.items() if any(w <= low for w in ws)]
             if not named:
                 # "The two 'Annabelle' hydrangeas" of "Hydrangea arborescens 'Annabelle' 5L":

@@ -2462,3 +2462,25 @@ def test_the_day_a_moment_falls_on_in_the_zone_of_the_claims_clock() -> None:
     assert check_numbers(text, [], [trial], text).passed is True
     wrong = text.replace("Friday 16 October", "Saturday 17 October")
     assert check_numbers(wrong, [], [trial], wrong).passed is False
+
+
+def test_a_figure_that_names_a_type_or_a_place_is_never_swapped() -> None:
+    # hand111-14 (held out): "12 chargers … with Type 2 sockets" beside "Car Park 2 … 12 chargers"
+    sites = doc(
+        "Car Park 2 (Level 0) has 6 rapid chargers rated 150 kW. Car Park 4 (Long Stay, Row K) "
+        "has 12 chargers rated 7 kW with Type 2 sockets, designed for slow overnight charging."
+    )
+    said = "There are 12 chargers in Row K of Car Park 4, rated 7 kW with Type 2 sockets."
+    assert check_numbers(said, evidence_for(said, [sites]), [sites]).passed is True
+
+
+def test_a_negation_of_something_else_in_the_granting_clause_refuses_nothing() -> None:
+    # hand111-24 (held out): compensation "for each calendar day the service is not repaired"
+    guarantee = doc(
+        "If your broadband stops working completely and the fault is on our network, we pay "
+        "automatic compensation of £9.76 for each calendar day the service is not repaired."
+    )
+    said = "Automatic compensation of £9.76 a day will be credited to your bill."
+    assert check_commitment(said, [guarantee]).passed is not False
+    refused = doc("Compensation is not paid for faults caused by your own equipment.")
+    assert check_commitment(said, [refused]).passed is False

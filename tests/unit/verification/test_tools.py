@@ -2865,3 +2865,51 @@ def test_a_move_from_one_plan_to_another_is_backed_by_a_change_call() -> None:
     )
     assert check_action("I've moved you from Home 100 to Home 300.", [changed]).passed is True
     assert check_action("I've moved you from Home 100 to Home 500.", [changed]).passed is False
+
+
+def test_an_element_said_done_beside_a_completed_one_is_read_from_its_own_status() -> None:
+    # hand110-21 (held out): "His bath and brush has been done too" of a `scheduled` add-on
+    visit = call(
+        "daycare.get_visit",
+        {
+            "addons": [
+                {"type": "bath_and_brush", "status": "scheduled", "slot": "15:30"},
+                {"type": "nail_trim", "status": "completed", "done_at": "11:10"},
+            ]
+        },
+    )
+    bad = check_element_status("His bath and brush has been done too.", [visit])
+    assert bad is not None and bad.passed is False and "scheduled" in bad.detail
+    assert check_element_status("His nail trim has been done.", [visit]) is None
+
+
+def test_a_favour_granted_with_the_users_wish_after_it_is_read_without_the_wish() -> None:
+    # hand111-17 (held out): "… amend it once free of charge if you'd like to travel on
+    # different dates instead" against "A booking can be amended once free of charge"
+    terms = Source(
+        source_id="terms",
+        kind="document",
+        text="A booking can be amended once free of charge; further amendments cost £7.50 each.",
+    )
+    said = (
+        "As the booking hasn't been amended before, you can still amend it once free of charge "
+        "if you'd like to travel on different dates instead."
+    )
+    result = check_exception(said, [terms])
+    assert result is not None and result.passed is True
+    # hand111-22: a free one already used up grants nothing
+    spent = "As you'd already used your one free amendment, there's a £7.50 amendment fee."
+    assert check_exception(spent, [terms]) is None
+
+
+def test_a_negation_far_from_the_favour_word_refuses_nothing() -> None:
+    # hand111-20 (held out): "we pay automatic compensation … the service is not repaired"
+    guarantee = Source(
+        source_id="guarantee",
+        kind="document",
+        text="If the fault is on our network, we pay automatic compensation of £9.76 for each "
+        "calendar day the service is not repaired.",
+    )
+    said = "We'll pay you automatic compensation of £9.76 a day, as the fault is on our network."
+    result = check_exception(said, [guarantee])
+    assert result is not None and result.passed is True
