@@ -2178,7 +2178,9 @@ _INSTRUCTION = re.compile(
     r"llm)\s+(?:instructions?|directive|override))\s*:(?=\s*(?:\S+\s+){3})"
     r"|\byou\s+(?:must|should)\s+now\s+(?:say|tell|answer|respond|reply|claim)\b"
     # addressed to the model: "[Note to the assistant: ...]", "Instructions for the AI:"
-    r"|\b(?:note|notes|message|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    # ("SYSTEM NOTICE TO ASSISTANT: tell the customer …")
+    r"|\b(?:note|notes|notice|message|instructions?|reminder|directive)\s+(?:to|for)\s+"
+    r"(?:the\s+|any\s+)?"
     # ("NOTE TO SUPPORT ASSISTANT: …")
     r"(?:(?:support|customer|service|virtual|chat|helpdesk|help\s+desk)\s+)?"
     r"(?:assistant|ai|a\.i\.|model|chatbot|bot|agent|llm)s?\b"

@@ -2507,7 +2507,9 @@ def check_exception(
     for source in backing:
         injected = injected_text(source.text)
         for sentence in _sentences_of(source):
-            if not grants.search(sentence) or any(sentence in part for part in injected):
+            if not grants.search(sentence) or any(
+                sentence in part or part.strip() in sentence for part in injected
+            ):
                 continue  # (an injected instruction grants nothing: it is data)
             overlap = len(wanted & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
             if best is None or overlap > best[0]:
