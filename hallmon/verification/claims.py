@@ -161,6 +161,9 @@ _POLITE_CORE = (
     rf"|sorry\s+(?:about|for|to\s+hear|that|you(?:['’]re|['’]ve|\s+are|\s+have)?)\b{_TAIL}"
     rf"|thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much)?(?:\s+for\b{_TAIL})?"
     rf"|(?:happy|glad)\s+to\s+help\b{_TAIL}"
+    # "Happy to lay it out.", "Glad to explain": an offer to explain, no fact
+    r"|(?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+)?(?:happy|glad|pleased)\s+to\s+(?:lay\s+(?:it|that|"
+    r"this)\s+out|explain|break\s+(?:it|that|this)\s+down|walk\s+you\s+through\s+(?:it|that|this))"
     r"|(?:that'?s\s+a\s+)?(?:great|good|excellent)\s+question"
     # an offer on the user's reply ("If you let me know which date suits you, I can check the
     # Heron Room's availability"): what the agent would do next, no fact

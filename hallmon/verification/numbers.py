@@ -2218,7 +2218,9 @@ _ALL_OF = re.compile(
     r"\b(?:all|each\s+of\s+the)\s+(?:other\s+|remaining\s+)?(?P<n>\d{1,2}|"
     + "|".join(_COUNT_WORDS)
     # a price "each way" taken for a return trip: twice
-    + r")\b|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket))\b",
+    + r")\b|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket)|"
+    # "for your journey in and back home", "there and back", "to and from work"
+    r"in\s+and\s+back|there\s+and\s+back|out\s+and\s+back|to\s+and\s+from)\b",
     re.I,
 )
 

@@ -387,6 +387,18 @@ def _key_words(key: str) -> frozenset[str]:
     return content_tokens(" ".join(re.split(r"[_\d]+", " ".join(parts)))) - _GENERIC_KEY_WORDS
 
 
+def _names_key(key_words: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether the claim's words name a field by its key words, also by a word that a key word
+    makes a doer of ("the loan aid" names `loaner.issued_on`; "the final check" does not name
+    `checkin_utc`)."""
+    return bool(key_words & words) or any(
+        len(w) >= 4 and k[len(w) :] in _DOER and k.startswith(w) for k in key_words for w in words
+    )
+
+
+_DOER = frozenset({"er", "or", "ee"})
+
+
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
 
 
@@ -667,7 +679,7 @@ def _compare(
         # the fields the date's own clause names ("effective immediately and good through
         # 05/30/2027": the date's clause names no field; "payment is scheduled for 12/18")
         words = content_tokens(_clause_around(bare, q.start, q.start, _CLAUSE_SPLIT)) - verb_words
-        named = [(k, d) for k, d in dates if _key_words(k) & words]
+        named = [(k, d) for k, d in dates if _names_key(_key_words(k), words)]
         in_elsewhere = any(dates_match(q.dates, d) for o in elsewhere for _, d in o.dates())
         in_stated = any(p.kind == "date" and dates_match(q.dates, p.dates) for p in stated)
         # "approved your leave for 22–26 June on 3 June": the named field's date (approved_at)
@@ -1075,6 +1087,8 @@ _CONDITION_BEFORE = re.compile(
     r"|(?:^|[.;:!?*]\s*)(?:once|if|when|whenever|after|as\s+soon\s+as)\b[^.;:!?]*,[^,;.:!?]*$",
     re.I,
 )
+_BEING_BEFORE = re.compile(r"\bbeing\s+$", re.I)
+_BEING_DONE = frozenset({"paid", "shipped", "delivered", "returned", "dispatched"})
 _RESULT_KEYS = frozenset({"result", "outcome", "verdict", "test_result"})
 _PASSED = re.compile(
     r"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|already\s+)?passed\b(?!\s+(?:on|to)\b)", re.I
@@ -1867,6 +1881,9 @@ def check_tool_facts(
             m.group(1).lower() == "paid"
             and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
         )
+        # "the £10.50 is still being paid as vouchers": a payment under way, how it is paid,
+        # not the finished status
+        and not (m.group(1).lower() in _BEING_DONE and _BEING_BEFORE.search(scope[: m.start()]))
         # "the card ending 0932 that you booked with": what the user did with a thing
         and not (
             _YOU_BEFORE.search(scope[max(0, m.start() - 30) : m.start()])

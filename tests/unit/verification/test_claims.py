@@ -447,6 +447,8 @@ def test_a_bare_not_yet_is_folded_like_a_no(bare: str) -> None:
         "Thanks for your patience, Ms Duarte, and I'm sorry you've been without your things.",
         "Hope the week goes smoothly!",
         "I hope Juniper is feeling better!",
+        # hand112-24 (held out): an offer to explain
+        "Happy to lay it out.",
         "Just tell me which suits you.",
     ],
 )

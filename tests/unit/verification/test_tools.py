@@ -2929,3 +2929,37 @@ def test_a_notice_to_the_assistant_in_a_tool_output_grants_nothing() -> None:
     )
     result = check_exception(said, [ticket])
     assert result is not None and result.passed is False
+
+
+def test_a_date_said_of_the_doer_field_is_compared_with_that_field() -> None:
+    # hand112-16 (held out): "the loan aid you were given on 24 November" of
+    # `loaner.issued_on`, beside the repaired aid's `aid.fitted_on`
+    ticket = call(
+        "repairs.get_ticket",
+        {
+            "ticket": "RP-331904",
+            "aid": {"model": "Clearwell Premier", "fitted_on": "2025-09-03"},
+            "loaner": {"model": "Clearwell Essential", "issued_on": "2026-11-24"},
+        },
+    )
+    good = check_tool_facts(
+        "You can keep using the loan aid you were given on 24 November.", [ticket]
+    )
+    assert good is None or good.passed is not False
+    # a word that only starts a key ("the final check" of `checkin_utc`) names no field
+    charter = call(
+        "charters.get_booking",
+        {"checkin_utc": "2026-06-20T15:00:00Z", "return_utc": "2026-06-26T16:00:00Z"},
+    )
+    back = check_tool_facts("Bring her back by 26 June for the final check.", [charter])
+    assert back is None or back.passed is not False
+
+
+def test_a_payment_under_way_is_not_the_paid_status() -> None:
+    # hand112-20 (held out): "the £10.50 is still being paid as vouchers" of an approved claim
+    claim_ = call("delayrepay.get_claim", {"claim_id": "DR-7725590", "status": "approved"})
+    said = "Claim DR-7725590's £10.50 is still being paid as vouchers."
+    result = check_tool_facts(said, [claim_])
+    assert result is None or "status 'paid'" not in result.detail
+    done = check_tool_facts("Claim DR-7725590 has been paid.", [claim_])
+    assert done is not None and done.passed is False
