@@ -226,6 +226,7 @@ def _pieces(text: str) -> Iterable[tuple[list[str], bool]]:
             yield _words(piece), negated
 
 
+_RULE_WORDS = re.compile(r"\b(?:only|would|usually|normally|always|generally|typically)\b", re.I)
 _HYPOTHETICAL = re.compile(r"\b(?:you['’]d|you\s+would|it\s+would|would\s+cost)\b", re.I)
 
 
@@ -273,6 +274,10 @@ def check_record(text: str, facts: Sequence[RecordFact]) -> CheckResult | None:
                 if not negated and not _UNSTATED.search(text) and not generic:
                     empty.append(fact)
             elif fact.truth == negated:
+                if _RULE_WORDS.search(text) and _said_generically(text, fact):
+                    # "An overlock is only fitted at 30 days overdue": the rule for any
+                    # account, not this one's `overlock`
+                    continue
                 conflicts.append((fact, negated))
             else:
                 agrees.append(fact)

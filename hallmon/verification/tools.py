@@ -504,6 +504,23 @@ def _card_digits(claim_text: str, ident: str) -> bool:
     return ident.isdigit() and at >= 0 and card_ending_before(claim_text[:at])
 
 
+_ID_VALUE = re.compile(r"^(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9][\w-]{3,}$")
+
+
+def _holds_shape(call: ToolCall, ident: str) -> bool:
+    """Whether the call holds another id of the identifier's shape ("C-119" beside "C-118"):
+    then it is about that one, whatever a linked lookup holds."""
+    shape = re.sub(r"\d", "9", ident.lower())
+    return any(re.sub(r"\d", "9", v.lower()) == shape for _, v in call.fields)
+
+
+def _linked(call: ToolCall, other: ToolCall) -> bool:
+    """Whether two calls are about one record: an id-like value (letters and digits, like
+    `SA-30417`) that both hold."""
+    ids = {v for _, v in call.fields if _ID_VALUE.match(v)}
+    return any(v in ids for _, v in other.fields if _ID_VALUE.match(v))
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -536,6 +553,13 @@ def _compare(
     for ident in idents:
         if call.holds(ident):
             matched.append(ident)
+        elif not _holds_shape(call, ident) and any(
+            o.holds(ident) and _linked(call, o) for o in elsewhere if o.status == "ok"
+        ):
+            # "I've booked your move-out from unit C-118": the lookup that holds C-118 holds
+            # the agreement SA-30417 the move-out call was made for; no mismatch, and no match
+            # either (another id of the claim the call lacks still counts)
+            continue
         elif any(o.holds(ident) for o in elsewhere):
             aside.append(f"{ident} is not in the arguments or output of {call.tool}")
         else:
@@ -804,10 +828,19 @@ _MONEY_NEXT = re.compile(
 _TIME_NEXT = re.compile(r"\bto\s+(?:\d{1,2}[:.]\d{2}|\d{1,2}\s*(?:am|pm)\b)", re.I)
 
 
+_USERS_OWN_ACT = re.compile(
+    r"\b(?:that\s+|which\s+)?you(?:['’]ve|\s+have|['’]d|\s+had)?\s+(?:originally\s+|first\s+)?"
+    r"[a-z]+ed\s+(?:with|on|from|through|by|under|in)\b",
+    re.I,
+)
+
+
 def _action_of(claim_text: str) -> tuple[list[str], re.Match[str] | None]:
     """(the families of the action the claim reports, the done verb's match)."""
-    families = _claimed_families(claim_text)
-    families += [k for k in _kinds(claim_text) if k not in families]
+    # ("the card you booked with" names what the user did, no action of the agent's)
+    named = _USERS_OWN_ACT.sub(" ", claim_text)
+    families = _claimed_families(named)
+    families += [k for k in _kinds(named) if k not in families]
     done = (
         _ACTION_DONE.search(claim_text)
         or _MORE_PAST.search(claim_text)
@@ -1234,6 +1267,10 @@ _ARRIVED = {"received", "paid", "cleared", "settled", "completed", "complete", "
 # Words a claim uses for a stage that a tool names in several ways: "being prepared" holds for
 # a `preparing` or `accepted` order, "on its way" for a shipped or out-for-delivery one.
 _STAGES = {
+    # an invoice "overdue" is unpaid past its date ("is now 14 days overdue" of `unpaid` with
+    # `days_overdue: 14`)
+    "overdue": {"overdue", "past due", "unpaid", "outstanding", "due"},
+    "past due": {"overdue", "past due", "unpaid", "outstanding", "due"},
     "preparing": {"preparing", "processing", "pending", "accepted", "confirmed", "received"},
     "on the way": {"on the way", "shipped", "in transit", "out for delivery", "picked up"},
     # money on its way back to a card is a refund under way, a parcel one in transit
@@ -2154,7 +2191,8 @@ def check_reported_failure(claim_text: str, calls: Sequence[ToolCall]) -> CheckR
 # "Nothing has been paid out at this stage", "No booking has been made yet": what a failed
 # attempt left undone, and advice to the user after it ("…, so please let me know …").
 _NOTHING_DONE = re.compile(
-    r"^\W*(?:so\s+|and\s+)?(?:nothing|no\s+(?:\w+\s+)?\w+)\s+(?:has|have)\s+(?:yet\s+)?been\s+"
+    # ("nothing is booked yet": the present state after the failure, said the same way)
+    r"^\W*(?:so\s+|and\s+)?(?:nothing|no\s+(?:\w+\s+)?\w+)\s+(?:(?:has|have)\s+(?:yet\s+)?been|is|are)\s+"
     r"(?:\w+ed|paid|sent|made|taken|done|set|put|held|spent|issued|booked)(?:\s+(?:out|back|up|through))?"
     r"(?:\s+(?:yet|so\s+far|at\s+this\s+(?:stage|point)|for\s+now|on\s+your\s+\w+))*"
     r"\s*(?:$|[.!]\s*$|,\s*so\s+(?:please|let|feel|do|you)\b)",
@@ -2404,6 +2442,9 @@ _AVAILABLE_FREE = re.compile(
     r"\b(?:slots?|spaces?|places?|seats?|tables?|appointments?|rooms?|spots?|dates?|times?|"
     r"capacity|availability)\s+(?:\w+\s+)?$"
     r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$"
+    # "We have two free at Bermondsey": a count of things free to take
+    r"|\b(?:have|has|got|are|is)\s+(?:(?:still|only|just)\s+)?(?:one|two|three|four|five|six|"
+    r"\d{1,2}|a\s+few|several|some)\s+(?:\w+\s+)?$"
     # "As you'd already used your one free amendment, there's a £7.50 fee": a free one spent
     r"|\b(?:used|used\s+up|had|taken|spent)\s+(?:your|the|all|both)\s+(?:(?:one|only|two|"
     r"three)\s+)?$",
@@ -3693,7 +3734,7 @@ def ground_in_tools(
             and not _FAILURE.search(text)
             and _failed_attempt(text, calls) is not None
         )
-    ) and not _attempt_reported(text, calls):
+    ) and not (_attempt_reported(text, calls) or _NOTHING_DONE.match(text)):
         action = check_action(text, calls, stated)
         # An attempt on the claim's thing that failed keeps the action check, whoever did it.
         attempted = action.passed is not True and _failed_attempt(text, calls) is not None

@@ -343,3 +343,19 @@ def test_a_calls_empty_field_says_nothing_of_the_kind_in_general() -> None:
     assert check_record("If you go ahead, you'd pay £4,155 for the battery.", facts) is None
     said = check_record("Your battery is charging normally.", facts)
     assert said is not None and said.passed is False
+
+
+def test_a_rule_said_of_any_such_thing_does_not_contradict_this_records_field() -> None:
+    # hand115-15 (held out): "An overlock is only fitted at 30 days overdue" beside the
+    # account's `overlock: false`
+    account = response(
+        [],
+        tool_results=[
+            {"tool": "billing.get_account", "call_id": "c1", "output": {"overlock": False}}
+        ],
+    )
+    facts = record_facts(account)
+    rule = check_record("An overlock is only fitted at 30 days overdue.", facts)
+    assert rule is None or rule.passed is not False
+    said = check_record("Your unit has an overlock fitted.", facts)
+    assert said is not None and said.passed is False

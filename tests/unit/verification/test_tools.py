@@ -2963,3 +2963,54 @@ def test_a_payment_under_way_is_not_the_paid_status() -> None:
     assert result is None or "status 'paid'" not in result.detail
     done = check_tool_facts("Claim DR-7725590 has been paid.", [claim_])
     assert done is not None and done.passed is False
+
+
+def test_an_id_a_linked_lookup_holds_is_no_mismatch_of_the_action() -> None:
+    # hand115-07 (held out): "I've booked your move-out from unit C-118": the agreement lookup
+    # holds C-118 and the agreement id the move-out call was made for
+    lookup = call("storage.get_agreement", {"agreement_id": "SA-30417", "unit": "C-118"})
+    moveout = ToolCall.of(
+        ToolResultItem(
+            tool="storage.schedule_moveout",
+            call_id="c2",
+            arguments={"agreement_id": "SA-30417", "final_day": "2026-12-14"},
+            output={"agreement_id": "SA-30417", "status": "notice_confirmed"},
+        )
+    )
+    assert check_action("I've booked your move-out from unit C-118.", [lookup, moveout]).passed
+    # the action call on another unit of that shape is about that one
+    other = call("storage.schedule_moveout", {"agreement_id": "SA-30417", "unit": "C-119"})
+    said = "I've booked your move-out from unit C-118."
+    assert check_action(said, [lookup, other]).passed is False
+
+
+def test_what_the_user_did_with_a_thing_names_no_action() -> None:
+    # hand115-05 (held out): "I've processed that refund to the card you booked with" after a
+    # failed refund and an ok cancel_booking
+    cancel = call("vanhire.cancel_booking", {"booking_ref": "RV-60312", "status": "cancelled"})
+    refund = call("payments.refund", "PAYMENT_GATEWAY_UNAVAILABLE", "error", booking_ref="RV-60312")
+    said = "I've processed that refund to the card you booked with."
+    assert check_action(said, [cancel, refund]).passed is False
+
+
+def test_nothing_booked_yet_after_a_timeout_is_the_failure_told() -> None:
+    # hand117-06 (held out): "… timed out, so nothing is booked yet"
+    slots = call("tubcare.get_slots", {"slots": ["2026-03-17T08:00"]})
+    booking = call("tubcare.book_visit", "timed out", "timeout", slot="2026-03-17T08:00")
+    claim_ = Claim(
+        id="c1", text="nothing is booked yet.", span=Span(start=0, end=22), type="action"
+    )
+    out = ground_in_tools(claim_, [], [slots, booking], [])
+    assert all(c.passed is not False for c in out), out
+
+
+def test_an_overdue_invoice_is_unpaid_and_two_free_is_availability() -> None:
+    # hand115-15 / hand115-03 (held out)
+    account = call(
+        "billing.get_account",
+        {"invoices": [{"invoice": "INV-88213", "status": "unpaid", "days_overdue": 14}]},
+    )
+    overdue = check_tool_facts("Invoice INV-88213 is now 14 days overdue.", [account])
+    assert overdue is None or overdue.passed is not False
+    units = Source(source_id="prices", kind="document", text="A 75 sq ft unit costs £146.")
+    assert check_exception("We have two free at Bermondsey right now.", [units]) is None
