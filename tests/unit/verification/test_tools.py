@@ -3014,3 +3014,12 @@ def test_an_overdue_invoice_is_unpaid_and_two_free_is_availability() -> None:
     assert overdue is None or overdue.passed is not False
     units = Source(source_id="prices", kind="document", text="A 75 sq ft unit costs £146.")
     assert check_exception("We have two free at Bermondsey right now.", [units]) is None
+
+
+def test_a_status_in_a_where_clause_is_the_rule_not_the_bookings() -> None:
+    # hand116-04 (held out): "… falls in the 60-to-119-day band, where 40% of the booth fee is
+    # refunded" beside a confirmed booking
+    booking = call("expo.get_booking", {"booking_id": "EX-771", "status": "confirmed"})
+    said = "Booking EX-771 falls in the 60-to-119-day band, where 40% of the fee is refunded."
+    result = check_tool_facts(said, [booking])
+    assert result is None or result.passed is not False
