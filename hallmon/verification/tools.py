@@ -2263,7 +2263,11 @@ _GRANT_TOOLS: dict[str, tuple[str, ...]] = {
     "keep": ("pre_approv", "no_return", "keep_item", "returnless"),
 }
 _EXCEPTION = re.compile(
-    r"\b(?P<waive>waiv(?:e|ed|ing))\b"
+    r"\b(?P<waive>waiv(?:e|ed|ing)|"
+    # "I'll get the £15 late surcharge taken off", "knock the fee off"
+    r"(?:fee|surcharge|charge|penalty|fine)s?\s+(?:taken|knocked|struck)\s+off|"
+    r"(?:take|took|taking|knock|knocked)\s+(?:the\s+|that\s+|your\s+|this\s+)?"
+    r"(?:[£$€]\s?\d[\d.,]*\s+)?(?:[\w-]+\s+){0,2}(?:fee|surcharge|charge|penalty|fine)s?\s+off)\b"
     # ("gluten-free", "hands-free" are no favour)
     # ("feel free to reply", "you're free to cancel" are no favour either)
     r"|(?<!-)(?<!feel\s)\b(?P<free>free(?!\s+to\s)(?:\s+of\s+charge)?|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|"

@@ -3023,3 +3023,17 @@ def test_a_status_in_a_where_clause_is_the_rule_not_the_bookings() -> None:
     said = "Booking EX-771 falls in the 60-to-119-day band, where 40% of the fee is refunded."
     result = check_tool_facts(said, [booking])
     assert result is None or result.passed is not False
+
+
+def test_a_fee_taken_off_is_a_waiver_the_policy_must_grant() -> None:
+    # hand114-19 (held out): "I'll get the £15 late surcharge taken off"
+    policy = Source(
+        source_id="exam-fees",
+        kind="document",
+        text="Entries after the closing date carry a £15 late surcharge.",
+    )
+    said = "Given the circumstances, I'll get the £15 late surcharge taken off."
+    result = check_exception(said, [policy])
+    assert result is not None and result.passed is False
+    knocked = check_exception("We'll knock the late fee off this time.", [policy])
+    assert knocked is not None and knocked.passed is False
