@@ -230,7 +230,8 @@ _SHORT_DATE_RANGE = re.compile(
 # "19/12/2026", "12/19/2026." (a full stop after it ends the sentence, not the date)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/]|\.\d)")
 _TIME = re.compile(
-    r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
+    # "9.30am": a full stop between hour and minute is British usage when am/pm follows
+    r"(?<![\d:.£$€])(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)"
     # "09:47:12 UTC": the seconds belong to the time (the minute is what is compared)
     r"|(?<![\d:.])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::[0-5]\d(?:\.\d+)?)?(?![\d:])",
     re.I,
@@ -414,7 +415,7 @@ _OFFSET_KEY = re.compile(
 _ZONE_OFFSET_BEFORE = re.compile(r"(?:UTC|GMT)\s?[+\-−]?$", re.I)
 
 _RANGE_TO_TIME = re.compile(
-    r"\s*(?:to|-|–|until|till|and)\s*\d{1,2}(?::\d{2})?(?::\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?", re.I
+    r"\s*(?:to|-|–|until|till|and)\s*\d{1,2}(?:[:.]\d{2})?(?::\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?", re.I
 )
 
 
@@ -446,8 +447,10 @@ def _in_utc(minutes: frozenset[float], offsets: Sequence[float]) -> frozenset[fl
 # ("at 12 noon": the 12 is the noon's)
 _NOON = re.compile(r"\b(?:12\s+)?(?:noon|midday|midnight)\b", re.I)
 _TIME_RANGE = re.compile(
-    r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?::(?P<m1>\d{2}))?)\s*(?:to|-|–|until|till|and)\s*"
-    r"(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*(?P<ampm>[ap]\.?\s?m\b\.?)",
+    r"(?<![\d:.£$€])(?P<h1m>(?P<h1>\d{1,2})(?:[:.](?P<m1>\d{2}))?)\s*(?:to|-|–|until|till|and)\s*"
+    # "9 to 11 in the morning": the part of the day is the range's am or pm
+    r"(?P<h2>\d{1,2})(?:[:.](?P<m2>\d{2}))?(?:\s*(?P<ampm>[ap]\.?\s?m\b\.?)|"
+    r"\s+in\s+the\s+(?P<part>morning|afternoon|evening)\b)",
     re.I,
 )
 # a currency written after its amount, where a space or a comma groups the figure's digits
@@ -819,7 +822,11 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             continue
         if not free(m.start(), m.end()):
             continue
-        pm = m.group("ampm").lower().startswith("p")
+        pm = (
+            m.group("ampm").lower().startswith("p")
+            if m.group("ampm")
+            else m.group("part").lower() != "morning"
+        )
         second = float((h2 % 12 + (12 if pm else 0)) * 60 + m2)
         opening = {float((h1 % 12) * 60 + m1), float((h1 % 12 + 12) * 60 + m1)}
         zone = _zone_after(text, m.end()) or _zone_before(text, m.start())

