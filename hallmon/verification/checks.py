@@ -64,6 +64,7 @@ from hallmon.verification.text import (
     content_tokens,
     first_committed,
     first_unconditioned,
+    negation_pattern,
     stem,
 )
 from hallmon.verification.units import converted_from
@@ -2040,11 +2041,7 @@ def is_commitment_claim(claim_text: str) -> bool:
 # Plain refusals. Not `negation._NEGATION`: that one also counts "without", "nor" and "none",
 # which it filters by scope afterwards; "Returns are accepted without a receipt" refuses
 # nothing a commitment grants.
-_DENIES = re.compile(
-    r"\b(?:not|no|never|cannot|can['’]t|won['’]t|isn['’]t|aren['’]t|doesn['’]t|don['’]t|"
-    r"mustn['’]t|shan['’]t|non-refundable|nonrefundable|unable)\b",
-    re.I,
-)
+_DENIES = negation_pattern("cannot", "non-refundable", "nonrefundable", "unable")
 
 
 _AUXILIARY = frozenset(content_tokens("be been being is are was were get got") | {"be"})
@@ -2369,7 +2366,7 @@ def check_user_counts(claim_text: str, sources: Sequence[Source]) -> CheckResult
 
 
 _AGENT_TURN = re.compile(r"\s*(?:agent|assistant|bot|support)\b", re.I)
-_NEGATION_WORDS = re.compile(r"\b(?:not|no|never|isn't|won't|don't|instead\s+of|rather\s+than)\b")
+_NEGATION_WORDS = negation_pattern(r"instead\s+of", r"rather\s+than")
 # One side of a pair the user named for a thing of theirs: "my right knee", "the rear door"
 _SIDES = {"left": ("right",), "right": ("left",), "upper": ("lower",), "lower": ("upper",),
           "front": ("rear",), "rear": ("front",), "morning": ("afternoon", "evening"),

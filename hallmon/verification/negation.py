@@ -19,14 +19,13 @@ from functools import lru_cache
 from hallmon.schemas import CheckResult, Source
 from hallmon.verification.numbers import ZONE_NAMES
 from hallmon.verification.sentences import source_sentences
-from hallmon.verification.text import BARE_ANSWER, content_tokens
+from hallmon.verification.text import BARE_ANSWER, content_tokens, negation_pattern
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|without|cannot|nobody|nothing|no\s+one)\b|n['’]t\b|"
+_NEGATION = negation_pattern(
+    "none", "neither", "nor", "without", "cannot", "nobody", "nothing", r"no\s+one",
     # "non-refundable in all cases" says "not refundable"
-    r"\bnot?\s+longer\b|\bnon-?(?:refund|transfer|return|exchange|cancel|negoti)\w*able\b",
-    re.I,
-)
+    r"not?\s+longer", r"non-?(?:refund|transfer|return|exchange|cancel|negoti)\w*able",
+)  # fmt: skip
 # "Not accepted after 30 days" says the same as "accepted within 30 days": a negation over the
 # outside of a limit the source states from the inside is no contradiction.
 _OUTSIDE = re.compile(
@@ -233,7 +232,7 @@ _CONDITIONAL = re.compile(
     re.I,
 )
 _CLAUSE_BREAK = re.compile(r"[;:—–]|,?\s+(?:but|so|whereas|while)\s+|,\s+(?:and|or)\s+", re.I)
-_PLAIN_NEGATION = re.compile(r"\b(?:not|no|never|cannot|nor)\b|n['’]t\b", re.I)
+_PLAIN_NEGATION = negation_pattern("cannot", "nor")
 _PERMISSION_WORDS = frozenset(
     content_tokens(
         "fine okay ok allowed permitted welcome acceptable problem can may free feel also too "

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hallmon.schemas import AssembledResponse, CheckResult
-from hallmon.verification.text import BARE_ANSWER
+from hallmon.verification.text import BARE_ANSWER, negation_pattern
 from hallmon.verification.tool_names import is_lookup, name_words
 
 __all__ = [
@@ -54,14 +54,15 @@ _PY_STR = re.compile(r"^u?'(.*)'$")
 _SHORT = 5
 """A nested field whose name is at most this many letters also needs its group's name."""
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|without|lacks?|lacking|neither|nor|unavailable|cannot)\b|n't\b"
+_NEGATION = negation_pattern(
+    "without", "lacks?", "lacking", "neither", "nor", "unavailable", "cannot",
     # a switch said to be off ("auto-renew is off", "alerts are disabled")
-    r"|\b(?:is|are|was|were|been|stays?|remains?)\s+(?:still\s+|now\s+|currently\s+)?"
-    r"(?:off|disabled|deactivated|switched\s+off|turned\s+off)\b"
+    r"(?:is|are|was|were|been|stays?|remains?)\s+(?:still\s+|now\s+|currently\s+)?"
+    r"(?:off|disabled|deactivated|switched\s+off|turned\s+off)",
     # "Auto-renew: switched off as you asked", "I've turned off alerts"
-    r"|\b(?:switched|turned)\s+off\b"
-)
+    r"(?:switched|turned)\s+off",
+    flags=0,
+)  # fmt: skip
 _VERB = re.compile(
     r"\b(?:is|are|was|were|has|have|had|offers?|offering|provides?|allows?|accepts?|takes?|"
     r"features?|includes?|available|can|does|do)\b"

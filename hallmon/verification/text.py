@@ -66,6 +66,14 @@ def first_committed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None
 
 # A bare answer a claim may start with ("No. The endpoint is reachable again"): the answer to
 # the question, which negates nothing in the claim after it.
+def negation_pattern(*more: str, flags: int = re.I) -> re.Pattern[str]:
+    """A clause's negators: "not", "no", "never" and any "n't", plus `more` (regex
+    alternatives, matched at word boundaries). Every negation test starts from this one list, so
+    a contraction one of them knows ("didn't", "couldn’t") none of them misses."""
+    words = "|".join(("not", "no", "never", *more))
+    return re.compile(rf"\b(?:{words})\b|n['’]t\b", flags)
+
+
 BARE_ANSWER = re.compile(r"^\W*(?:yes|no|nope|yep)\s*[.!,;:]\s+", re.I)
 
 # fmt: off

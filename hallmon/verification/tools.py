@@ -71,6 +71,7 @@ from hallmon.verification.text import (
     condition_before,
     content_tokens,
     first_unconditioned,
+    negation_pattern,
     stem,
 )
 from hallmon.verification.tool_names import LOOKUP_VERBS, WRITE_VERBS, is_lookup, name_words
@@ -3348,7 +3349,7 @@ def check_slot_availability(claim_text: str, calls: Sequence[ToolCall]) -> Check
     return None
 
 
-_PLAIN_NEGATED = re.compile(r"\b(?:not|no|never|none|nothing)\b|n['’]t\b", re.I)
+_PLAIN_NEGATED = negation_pattern("none", "nothing")
 
 
 def _dates_said(text: str) -> set[str]:

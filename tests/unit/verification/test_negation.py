@@ -383,3 +383,15 @@ def test_non_refundable_is_a_negation() -> None:
     assert check_negation("The €350 registration fee isn't refundable.", [terms]) is None
     denied = check_negation("The €350 registration fee is refundable.", [terms])
     assert denied is not None and denied.passed is False
+
+
+def test_one_list_of_negators_serves_every_negation_test() -> None:
+    from hallmon.verification.text import negation_pattern
+
+    plain = negation_pattern()
+    for said in ("It is not free.", "We couldn’t waive it.", "You didn't pay.", "Never."):
+        assert plain.search(said), said
+    assert not plain.search("Nothing notable: the note is now on file.")
+    extra = negation_pattern("unable", r"rather\s+than")
+    assert extra.search("We were unable to") and extra.search("email rather  than post")
+    assert negation_pattern(flags=0).search("NOT") is None
