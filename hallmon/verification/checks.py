@@ -21,6 +21,7 @@ from itertools import combinations, islice
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
+from hallmon.verification.deductions import check_deduction_dropped
 from hallmon.verification.numbers import (
     FigureIndex,
     Quantity,
@@ -3022,7 +3023,8 @@ def run_checks(
         or check_user_said(text, sources),
         check_scope(text, sources)
         or check_condition(text, sources, answer_text)
-        or check_threshold_kept(text, sources, answer_text),
+        or check_threshold_kept(text, sources, answer_text)
+        or check_deduction_dropped(text, sources, answer_text),
         check_record(text, record_facts),
         check_hours(text, hours),
         check_day_range(text, sources),
