@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from hallmon.schemas import Source
+
 from hallmon.verification.deductions import check_deduction_dropped
 
 CAKES = Source(
