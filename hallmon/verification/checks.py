@@ -69,6 +69,7 @@ from hallmon.verification.text import (
     stem,
 )
 from hallmon.verification.units import converted_from
+from hallmon.verification.user_days import check_user_days
 
 __all__ = [
     "card_ending_before",
@@ -3020,7 +3021,8 @@ def run_checks(
         or check_user_places(text, sources)
         or check_ruled_out(text, sources)
         or check_already_given(text, sources)
-        or check_user_said(text, sources),
+        or check_user_said(text, sources)
+        or check_user_days(text, sources),
         check_scope(text, sources)
         or check_condition(text, sources, answer_text)
         or check_threshold_kept(text, sources, answer_text)
