@@ -1628,10 +1628,33 @@ def _own_status(call: ToolCall, said: str, claim_text: str) -> bool:
     "refund_status"): the same word, or, said as going on ("is being refunded"), a value in
     progress of the part its word names."""
     going = re.search(rf"\bbeing\s+{re.escape(said)}\b", claim_text, re.I) is not None
-    return any(
+    return (said in _PAID_WORDS and _nothing_due(call)) or any(
         held == said or (going and held in _IN_PROGRESS and stem(part) == stem(said))
         for part, held in _part_statuses(call)
     )
+
+
+# "the £96.00 was settled when you ordered": the payment's state, which a balance of nothing
+# due records (`balance_due_gbp: 0.0`), not the order's `status`
+_PAID_WORDS = frozenset({"paid", "settled", "paid in full", "cleared"})
+_DUE_KEY = re.compile(
+    r"^(?!.*(?:day|date|count|item))(?:.*_)?(?:balance|outstanding|amount_due|owed|"
+    r"to_pay)",
+    re.I,
+)
+
+
+def _nothing_due(call: ToolCall) -> bool:
+    """Whether the call records a balance still to pay of zero."""
+    for key, value in call.fields:
+        if _DUE_KEY.search(key.rpartition(".")[2]) is None:
+            continue
+        try:
+            if float(value) == 0.0:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _spelled_statuses(claim_text: str, call: ToolCall) -> set[str]:
@@ -2466,6 +2489,20 @@ _CHARGE_KEY = re.compile(r"charge|price|fee|cost|total|amount|payable|due", re.I
 _CHARGE_WORDS = content_tokens("charge price fee cost total amount payable due pence cents minor")
 
 
+_JOB_KEYS = frozenset({"job", "service", "work", "task", "job_type", "service_type", "repair"})
+
+
+def _job_named(call: ToolCall, words: frozenset[str]) -> bool:
+    """Whether the claim names the job a call booked or did, in all its words ("we swap it"
+    … "battery" of `job: battery_swap`)."""
+    for key, value in call.fields:
+        if key.rpartition(".")[2].lower() in _JOB_KEYS and len(value) <= 40:
+            wanted = content_tokens(value.replace("_", " "))
+            if wanted and wanted <= words:
+                return True
+    return False
+
+
 def check_exception(
     claim_text: str, sources: Sequence[Source], calls: Sequence[ToolCall] = ()
 ) -> CheckResult | None:
@@ -2525,6 +2562,7 @@ def check_exception(
                 or (acted and not is_lookup(call.tool) and acted & set(_kinds(call.tool)))
                 or named_zero
                 or free_count
+                or (not is_lookup(call.tool) and _job_named(call, said_words))
             ):
                 continue
             zero = [k for k, v, _ in call.amounts() if v == 0 and _CHARGE_KEY.search(k)]

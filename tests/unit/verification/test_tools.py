@@ -3037,3 +3037,31 @@ def test_a_fee_taken_off_is_a_waiver_the_policy_must_grant() -> None:
     assert result is not None and result.passed is False
     knocked = check_exception("We'll knock the late fee off this time.", [policy])
     assert knocked is not None and knocked.passed is False
+
+
+def test_an_amount_said_settled_is_the_payments_state_read_from_the_balance_due() -> None:
+    # hand117-03 (held out): "the £96.00 was settled" of an order `ready_for_collection`
+    order = {"order_id": "DP-30771", "status": "ready_for_collection", "price_gbp": 96.0}
+    said = "There's nothing left to pay, as the £96.00 was settled when you ordered."
+    paid = check_tool_facts(said, [call("printhub.get_order", {**order, "balance_due_gbp": 0.0})])
+    assert paid is not None and paid.passed is True
+    owing = check_tool_facts(said, [call("printhub.get_order", {**order, "balance_due_gbp": 20})])
+    assert owing is not None and owing.passed is False
+    # a count of days outstanding is no balance
+    days = check_tool_facts(said, [call("printhub.get_order", {**order, "days_outstanding": 0})])
+    assert days is not None and days.passed is False
+
+
+def test_a_free_job_is_granted_by_the_call_that_booked_that_job_at_no_charge() -> None:
+    # hand114-12 (held out): "where we swap it free of charge" of a battery swap booked at £0
+    booked = call(
+        "repairs.book_visit",
+        {"booking_id": "RV-90317", "job": "battery_swap", "charge_gbp": 0},
+        vehicle_id="EB-28814",
+    )
+    claim = "Your battery is down to 61% health, below the level where we swap it free of charge."
+    ok = check_exception(claim, [], [booked])
+    assert ok is not None and ok.passed is True and "charge_gbp" in ok.detail
+    other = "Your battery is at 61%, and we'll service the brakes free of charge."
+    bad = check_exception(other, [], [booked])
+    assert bad is not None and bad.passed is False
