@@ -71,6 +71,7 @@ from hallmon.verification.evidence import (
     approx_tokens,
     collect_sources,
 )
+from hallmon.verification.measures import check_named_measures
 from hallmon.verification.negation import check_names, check_negation
 from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
@@ -288,6 +289,9 @@ class Verifier:
                     )
                     if person is not None:
                         checks = [*checks, person]
+                    measure = check_named_measures(claim.statement, calls)
+                    if measure is not None:
+                        checks = [*checks, measure]
                     polarity = (
                         check_negation(claim.statement, prepared.sources),
                         check_names(claim.text, prepared.sources),
