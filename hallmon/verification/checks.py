@@ -1581,7 +1581,7 @@ _DOWN = (
     "down", "unhealthy", "degraded", "offline", "failing", "failed", "unavailable", "outage",
     "error", "errors", "red", "inactive", "suspended", "locked", "disabled", "broken", "crashed",
     "unreachable", "timeout", "timing", "slow", "slowly", "incident", "disconnected", "delays",
-    "delayed",
+    "delayed", "faulted", "faulty",
 )
 # fmt: on
 _SUBJECTS = (
@@ -1618,6 +1618,20 @@ _LIVE_STATES = (
     "fixed",
     "working as expected", "back online", "running with delays", "experiencing delays",
 )  # fmt: skip
+# A fault, or a thing that breaks, said to be mended ("the reader fault on the route 14 buses
+# has since been fixed", "the display problem … was fixed this morning"): the past tense too,
+# as a mend is a state now. Other things "fixed" are not states ("your base units were fixed
+# on 8 June": fitted).
+_MENDED_THINGS = (
+    r"faults?|problems?|issues?|bugs?|glitch(?:es)?|errors?|outages?|incidents?|disruptions?|"
+    r"lift|elevator|printer|router|modem|chargers?|connectors?|meter|camera|sensor|hub|pump|"
+    r"reader|readers|kiosks?|terminals?|inverters?|app|portal|website|site|tracker|display|"
+    r"system|service|server|network|gateway|dock"
+)
+_MENDED = (
+    r"(?:(?:has|have)\s+(?:now\s+|since\s+|just\s+|already\s+|finally\s+)?been|was|were|got)\s+"
+    r"(?:now\s+|since\s+|just\s+|finally\s+|all\s+)?(?:fixed|repaired|resolved|restored|cleared)\b"
+)
 # Present tense only: a state claim is about now ("the service was slow" is a review).
 _STATE_CLAIM = re.compile(
     rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?{_STATE_VERB}"
@@ -1628,7 +1642,9 @@ _STATE_CLAIM = re.compile(
     r"|\b(?:there\s+(?:are|is)|there['’]s|we\s+have|we['’]re\s+seeing|i\s+can\s+see)\s+no\s+"
     r"(?:known\s+|current\s+|reported\s+|ongoing\s+|wider\s+)?(?:problems?|issues?|outages?|"
     r"faults?|disruptions?|incidents?|errors?)\s+(?:with|on|affecting|in|at)\s+"
-    rf"(?:[\w'’-]+\s+){{0,3}}?(?P<calm>{_SUBJECTS})\b",
+    rf"(?:[\w'’-]+\s+){{0,3}}?(?P<calm>{_SUBJECTS})\b"
+    rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?P<fault>{_MENDED_THINGS})"
+    rf"\b[^.?!;]{{0,60}}?\s{_MENDED}",
     re.I,
 )
 
@@ -1846,6 +1862,67 @@ _CALL_FAILED_SAID = re.compile(
 )
 
 
+_FAULT_NOUNS = frozenset(
+    {"fault", "faults", "problem", "problems", "issue", "issues", "bug", "bugs", "glitch",
+     "glitches", "error", "errors", "outage", "outages", "incident", "incidents", "disruption",
+     "disruptions"}
+)  # fmt: skip
+_RESOLVED = frozenset(
+    {"resolved", "fixed", "cleared", "closed", "restored", "repaired", "mitigated"}
+)
+_UNRESOLVED = frozenset({"open", "active", "ongoing", "investigating", "unresolved", "monitoring"})
+
+
+def _mended_reading(m: re.Match[str], claim_text: str, tools: Sequence[Source]) -> CheckResult:
+    """A fault or a thing said to be mended ("connector 2 has since been repaired"): only a
+    line of an ok tool result that names it (and the id the claim gives it) can say so: a
+    resolution of the fault, or a working state of the thing. A reading of something else (the
+    card's "active" beside the reader's rejection) says nothing of it."""
+    subject = m.group("fault").lower()
+    after = claim_text[m.end("fault") : m.end("fault") + 12]
+    ident = re.match(r"\s+([A-Za-z]?\d[\w-]*)", after)
+    fault = subject in _FAULT_NOUNS
+    for t in tools:
+        if _tool_status(t) != "ok":
+            continue
+        # (an incident or status lookup reports on the fault in every line: "Status: resolved")
+        of_faults = fault and bool(
+            _STATUS_TOOL.search(_tool_name(t))
+            or _FAULT_NOUNS & set(re.findall(r"[a-z]+", _tool_name(t).lower()))
+        )
+        for line in (_body(t) or t.text).splitlines():
+            words = re.findall(r"[a-z0-9]+", line.lower())
+            if (
+                stem(subject) not in {stem(w) for w in words}
+                and not (fault and _FAULT_NOUNS & set(words))
+                and not of_faults
+            ):
+                continue
+            if ident and ident.group(1).lower() not in words:
+                continue
+            if fault:
+                # (the fault's own noun is no state: "Incident id: INC-7")
+                mended = bool(_RESOLVED & set(words))
+                down = bool(_UNRESOLVED & set(words))
+            else:
+                up, down = _polarity(words)
+                mended = up and not down
+            if mended or down:
+                return CheckResult(
+                    name="system_state",
+                    passed=mended,
+                    detail=f"telemetry {t.source_id} "
+                    + ("agrees" if mended else "says otherwise")
+                    + f": {_snip(line)}",
+                )
+    called = ", ".join(sorted({_tool_name(t) for t in tools})) or "none"
+    return CheckResult(
+        name="system_state",
+        passed=False,
+        detail=f"no tool result says the {subject} was mended; tools called: {called}",
+    )
+
+
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim about system state needs telemetry: a tool result that mentions the subject,
     whose state words agree with the claim's."""
@@ -1861,11 +1938,23 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             detail=f"the claim reports the failed call {t.source_id} ({_tool_status(t)})",
         )
     m = _asserted_state(claim_text)
-    subject = (m.group("subject") or m.group("thing") or m.group("calm")).lower() if m else None
+    subject = (
+        (m.group("subject") or m.group("thing") or m.group("calm") or m.group("fault")).lower()
+        if m
+        else None
+    )
     placed = _PLACED_THING.match(m.group(0)) if m and m.group("thing") else None
     if placed is not None:
         subject = placed.group(1).lower()  # "the router at the flat is online": the router
-    state = (m.group("state") or m.group("live") or "working normally").lower() if m else ""
+    state = (
+        (
+            m.group("state")
+            or m.group("live")
+            or ("fixed" if m.group("fault") else "working normally")
+        ).lower()
+        if m
+        else ""
+    )
     claim_up = claim_down = False
     if m:
         claim_up, claim_down = _polarity(re.findall(r"[a-z]+", state))
@@ -1880,6 +1969,8 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
             passed=False,
             detail=f"no telemetry or tool result about {subject or 'the system'} was given",
         )
+    if m and m.group("fault"):
+        return _mended_reading(m, claim_text, tools)
     claim_words = content_tokens(claim_text)
     state_words = set(re.findall(r"[a-z]+", state))
     relevant: list[tuple[Source, set[str]]] = []
@@ -1912,7 +2003,7 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         relevant
         and not named
         and m
-        and (m.group("thing") or (m.group("subject") and subject in _DEVICES))
+        and (m.group("thing") or m.group("fault") or (m.group("subject") and subject in _DEVICES))
         and subject not in _GENERIC_SUBJECTS
         and (claim_up or claim_down)
     ):

@@ -2484,3 +2484,42 @@ def test_a_negation_of_something_else_in_the_granting_clause_refuses_nothing() -
     assert check_commitment(said, [guarantee]).passed is not False
     refused = doc("Compensation is not paid for faults caused by your own equipment.")
     assert check_commitment(said, [refused]).passed is False
+
+
+def test_a_fault_or_a_thing_said_mended_needs_a_reading_of_it() -> None:
+    # hand119-19, hand121-16 (held out), hand19-12: the past tense of a mend is a state now
+    card = {
+        "tool": "bcb.get_pass",
+        "call_id": "c1",
+        "status": "ok",
+        "output": {"card_status": "active", "last_tap": {"route": 14, "reason_code": "READER_ERR"}},
+    }
+    said = "That reader fault on the route 14 buses has since been fixed."
+    bad = check_system_state(said, sources_for(tool_results=[card]))
+    assert bad.passed is False and "reader" in bad.detail  # the card's "active" is not the reader's
+    display = "The display problem that was stopping balances updating was fixed this morning."
+    assert is_system_state_claim(display)
+    assert not is_system_state_claim("Your base units were fixed on 8 June.")  # fitted, no mend
+    station = {
+        "tool": "chargenet.get_station_status",
+        "call_id": "c3",
+        "status": "ok",
+        "output": {
+            "connectors": [
+                {"connector": 1, "status": "available"},
+                {"connector": 2, "status": "faulted"},
+            ]
+        },
+    }
+    repaired = "The good news is that connector 2 has since been repaired."
+    assert check_system_state(repaired, sources_for(tool_results=[station])).passed is False
+    working = "The good news is that connector 1 has since been repaired."
+    assert check_system_state(working, sources_for(tool_results=[station])).passed is True
+    incident = {
+        "tool": "status.get_incident",
+        "call_id": "c1",
+        "status": "ok",
+        "output": {"incident_id": "INC-7", "status": "resolved", "resolved_at": "10:42"},
+    }
+    fixed = "The checkout outage has now been resolved."
+    assert check_system_state(fixed, sources_for(tool_results=[incident])).passed is True
