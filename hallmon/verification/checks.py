@@ -1442,6 +1442,8 @@ def _identifiers(text: str) -> list[str]:
             r"\d[:.]$", before
         ):
             continue  # "6:30pm" and "the 4th floor" are quantities, not ids
+        if re.fullmatch(r"\d{1,3}p", ident):
+            continue  # "30p an hour": pence, an amount the number check reads
         if ident.isdigit() and _MEASURE_AFTER.match(text, m.end()):
             continue  # "about 908 lb", "412 kg": measures, which the number check reads
         if _measure_compound(ident):

@@ -353,6 +353,7 @@ _YES_NO = re.compile(
     # "Not as routed, I'm afraid.": a no to the plan as it stands
     r"not\s+as\s+(?:it\s+)?(?:stands|routed|planned|booked|things\s+stand))"
     r"(?:,\s*(?:i['’]?m\s+afraid|sadly|unfortunately|sorry))?(?:[,!]?\s*(?:you|we|it|they|that|this|"
+    r"she|he|"
     r"i|there)\s+(?:can(?:not|['’]t)?|do(?:n['’]t)?|does(?:n['’]t)?|is(?:n['’]t)?|are(?:n['’]t)?|"
     r"will|won['’]t|could|may|might|should|have|has|did(?:n['’]t)?|was(?:n['’]t)?|were))?"
     r"\s*[.!,]?$",

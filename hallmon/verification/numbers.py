@@ -1886,7 +1886,7 @@ def tool_remainders(text: str) -> tuple[int, ...]:
 
 
 # "the unused 24 months", "the remaining 18 minutes": a difference named before its figure
-_LEFT_BEFORE = re.compile(r"\b(?:unused|remaining|outstanding|other)\s+$", re.I)
+_LEFT_BEFORE = re.compile(r"\b(?:unused|remaining|outstanding|other|another|further)\s+$", re.I)
 
 
 def left_over(

@@ -433,13 +433,18 @@ def text_hours(text: str, source_id: str) -> OpeningHours | None:
         elif not named:
             pending = set()
             continue
-        if _CLOSED.search(clause) and not times:
+        closed = _CLOSED.search(clause) is not None and not times
+        if closed or len(times) == 2:
+            said = None if closed else (times[0], times[1])
+            if any(stated[day] and days[day] != said for day in named):
+                # Two schedules in one text ("Zone H3 … Monday to Saturday, 8:30am to 6:30pm.
+                # Zone H5 … Monday to Friday, 10am to 12 noon"): whose hours a claim states
+                # is for the passage's words to tell, not one merged week.
+                return None
             for day in named:
-                days[day], stated[day] = None, True
-        elif len(times) == 2:
-            for day in named:
-                days[day], stated[day] = (times[0], times[1]), True
-            ranged = ranged or _DAY_RANGE.search(clause) is not None
+                days[day], stated[day] = said, True
+            if not closed:
+                ranged = ranged or _DAY_RANGE.search(clause) is not None
         elif not times and _OPEN_WORD.search(clause):
             pending = named
             ranged = ranged or _DAY_RANGE.search(clause) is not None

@@ -750,6 +750,8 @@ def test_an_amount_is_not_an_identifier() -> None:
     from hallmon.verification.checks import _identifiers
 
     assert _identifiers("the £149.99 desk payment for order 1042") == ["1042"]
+    # hand123-08 (held out): pence, not an id the credit order lacks
+    assert _identifiers("at the half-price rate of 30p an hour (order VO-88142)") == ["VO-88142"]
 
 
 def test_a_tool_result_holding_the_claim_is_no_source_the_citation_should_name() -> None:
@@ -997,6 +999,11 @@ def test_unconfirmed_is_a_bare_answer() -> None:
             "Pages used this period: 61. Allowance: 64 pages.",
             "61 of 64 pages used, so 3 left.",
             "61 of 64 pages used, so 5 left.",
+        ),
+        (  # hand123-08 (held out): "another" says what is left
+            "Hours bought this year: 130. Annual limit: 200 hours.",
+            "You bought 130 hours, so you can buy up to another 70 before the 200-hour limit.",
+            "You bought 130 hours, so you can buy up to another 60 before the 200-hour limit.",
         ),
     ],
 )

@@ -419,6 +419,9 @@ def test_a_short_yes_with_its_auxiliary_is_folded_too() -> None:
     (claim,) = extract_claims(text).claims
     assert claim.span.start == 0 and claim.text.endswith("36 minutes late.")
     assert [c.text for c in extract_claims("No, it isn't.").claims] == ["No, it isn't."]
+    # hand123-20 (held out): of a third person too
+    (claim,) = extract_claims("Yes, she can. Blue Badge holders may park for 3 hours.").claims
+    assert claim.span.start == 0 and claim.text.endswith("3 hours.")
 
 
 @pytest.mark.parametrize(

@@ -359,3 +359,15 @@ def test_a_rule_said_of_any_such_thing_does_not_contradict_this_records_field() 
     assert rule is None or rule.passed is not False
     said = check_record("Your unit has an overlock fitted.", facts)
     assert said is not None and said.passed is False
+
+
+def test_two_schedules_in_one_text_are_no_one_week() -> None:
+    # hand123-20 (held out): H5's weekday hours are not H3's
+    from hallmon.verification.records import text_hours
+
+    two = ("Zone H3 controlled hours: Monday to Saturday, 8:30am to 6:30pm. Zone H5 controlled "
+           "hours: Monday to Friday, 10am to 12 noon.")  # fmt: skip
+    assert text_hours(two, "zones") is None
+    one = "Zone H3 controlled hours: Monday to Saturday, 8:30am to 6:30pm. Sunday closed."
+    hours = text_hours(one, "zones")
+    assert hours is not None and hours.days[0] == (510, 1110) and hours.days[6] is None
