@@ -646,6 +646,10 @@ def _compare(
             # a fact's amount the answer works out from the calls' and the policy's figures
             # ("the remaining 15%, £2,760.00" of the invoice's `face_value`)
             continue
+        elif not beside_match and same_as(q, others):
+            # a fact's amount in a field that is money by its currency suffix alone
+            # ("compensation up to £20" of `compensation_up_to_gbp: 20`)
+            matched.append(q.describe())
         elif primary and same_as(q, others):
             # "I've refunded €30, half of your €60 order": the €60 is the call's
             # `original_eur`, said beside the amount that matched, not instead of it.
@@ -1137,9 +1141,15 @@ _TIMEFRAME_AFTER = re.compile(
 )
 _DENIED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:yet|been|being|be|treated|marked|shown|"
-    r"listed|recorded|counted|it|them|this|as|fully)\s+){0,4}$",
+    r"listed|recorded|counted|it|them|this|as|fully)\s+){0,4}$"
+    # "so nothing has been refunded": of nothing, no status
+    r"|\b(?:nothing|none\s+of\s+(?:it|them))\s+(?:has|have|had|was|were|is|got)\s+(?:yet\s+)?"
+    r"(?:been\s+)?$",
     re.I,
 )
+# "our handling fee for processing it through customs": an activity a preposition names, no
+# status of the thing
+_GERUND_BEFORE = re.compile(r"\b(?:for|by|of|after|before|without|while|from)\s+$", re.I)
 # "You've already paid $220": what someone did, not the state of the thing.
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
@@ -1953,6 +1963,10 @@ def check_tool_facts(
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
+        and not (
+            m.group(1).lower().endswith("ing")
+            and _GERUND_BEFORE.search(scope[max(0, m.start() - 12) : m.start()])
+        )
         # "fees for your 18 active listings": a count of things in that state, no status
         # of what the call is about
         and not _COUNT_BEFORE.search(scope[max(0, m.start() - 12) : m.start()])
@@ -3652,6 +3666,22 @@ def _arguments(call: ToolCall) -> frozenset[str]:
     return frozenset(v for k, v in call.fields if k.startswith("arguments."))
 
 
+def _particular(thing: str, low: str) -> bool:
+    """Whether the claim names `thing` as one thing ("your item", "the lock", "item BW55"), not
+    as a kind: "Items are usually ready from the next working day" is the policy on items
+    (a plural with no determiner), not a reading of the one a failed tracking call would have
+    read."""
+    for m in re.finditer(rf"\b{re.escape(thing)}(\w*)", low):
+        plural = m.group(1) in ("s", "es")
+        determined = re.search(
+            r"\b(?:your|the|this|that|these|those|its|my|his|her|their|our)\s+(?:[\w-]+\s+){0,2}$",
+            low[max(0, m.start() - 40) : m.start()],
+        )
+        if not plural or determined:
+            return True
+    return False
+
+
 def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckResult | None:
     """A present reading of what a lookup would have read when its latest call failed: none
     was made ("activation lock reads off" after `check_lock` timed out), or the claim says the
@@ -3680,7 +3710,7 @@ def _unread_state(text: str, calls: Sequence[ToolCall], backed: bool) -> CheckRe
         # what the lookup reads, by name ("the lock"); the thing it reads ("MZ-0417") only
         # where an earlier reading of it went stale (the thing has other, backed sides:
         # "its TTL was lowered" after a failed propagation check)
-        named = bool(_tool_objects(failed.tool) & words) or (
+        named = any(_particular(o, low) for o in _tool_objects(failed.tool) & words) or (
             earlier and any(len(v) >= 4 and v.lower() in low for v in args)
         )
         if not named:

@@ -3065,3 +3065,45 @@ def test_a_free_job_is_granted_by_the_call_that_booked_that_job_at_no_charge() -
     other = "Your battery is at 61%, and we'll service the brakes free of charge."
     bad = check_exception(other, [], [booked])
     assert bad is not None and bad.passed is False
+
+
+def _claim(text: str) -> Claim:
+    return Claim(id="c1", text=text, span=Span(start=0, end=len(text)), type="fact")
+
+
+def test_a_kind_named_after_a_failed_lookup_is_policy_not_a_reading() -> None:
+    # hand122-14 (held out): "Items are usually ready …" is the policy on items, not the
+    # tracked item's state the timed-out lookup would have read
+    failed = call("post.track_item", {"error": "gateway_timeout"}, status="timeout")
+    policy = "Items are usually ready from the next working day after the card is left."
+    assert not [c for c in ground_in_tools(_claim(policy), [], [failed], []) if c.passed is False]
+    mine = "Your item is ready to collect at the delivery office."
+    checks = ground_in_tools(_claim(mine), [], [failed], [])
+    assert any(c.name == "system_state" and c.passed is False for c in checks)
+
+
+def test_no_status_said_by_nothing_done_or_an_activity_named() -> None:
+    # hand123-16, hand122-15 (held out)
+    permit = call("parking.get_permit", {"permit_id": "HPP-29004", "status": "active"})
+    said = "Nothing has been refunded and your permit HPP-29004 is still active."
+    result = check_tool_facts(said, [permit])
+    assert result is not None and result.passed is True
+    charge = call(
+        "post.get_customs_charge",
+        {"item_id": "BW-55192", "status": "awaiting_payment", "handling_fee_gbp": 8.0},
+    )
+    fee = "The other £8.00 on BW-55192 is our handling fee for processing it through customs."
+    fee_result = check_tool_facts(fee, [charge])
+    assert fee_result is not None and fee_result.passed is True
+    status = check_tool_facts("Your parcel BW-55192 is processing.", [charge])
+    assert status is not None and status.passed is False
+
+
+def test_an_amount_in_a_field_that_is_money_by_its_suffix_alone() -> None:
+    # hand122-11 (held out): `compensation_up_to_gbp: 20` is not a price, but it is money
+    quote = call("post.quote_parcel", {"quote_id": "Q-7731", "price_gbp": 4.35,
+                                       "compensation_up_to_gbp": 20})  # fmt: skip
+    good = check_tool_facts("Quote Q-7731 has compensation up to £20.", [quote])
+    assert good is not None and good.passed is True
+    bad = check_tool_facts("Quote Q-7731 has compensation up to £25.", [quote])
+    assert bad is not None and bad.passed is False
