@@ -3125,6 +3125,8 @@ class _ListView:
     """element prefix -> its numeric fields (`_element_numbers`)"""
     values: dict[str, tuple[str, ...]]
     """element prefix -> all its values, as written"""
+    fields: dict[str, tuple[tuple[str, str], ...]]
+    """element prefix -> its (leaf key, value) pairs"""
 
 
 @lru_cache(maxsize=256)
@@ -3146,6 +3148,7 @@ def _list_view(call: ToolCall) -> _ListView:
         },
         numbers={prefix: _element_numbers(fields) for prefix, fields in elements.items()},
         values={prefix: tuple(v for _, v in fields) for prefix, fields in elements.items()},
+        fields={prefix: tuple(fields) for prefix, fields in elements.items()},
     )
 
 
@@ -3518,6 +3521,64 @@ def check_list_person(
                     detail=f"{name} is {key.split('.', 1)[-1]}; the claim speaks of "
                     f"{wrong[0].split('.', 1)[-1]}, who is {wrong[1]} ({call.source_id}): mismatch",
                 )
+    return None
+
+
+def check_list_field_words(
+    claim_text: str, sentence: str, calls: Sequence[ToolCall]
+) -> CheckResult | None:
+    """Words of one list element's field said in a sentence that names another element, by
+    its id or date, whose same field holds something else ("Then on Wednesday 9 December you
+    have a 90-minute lesson … and she'll pick you up from home as well" when the 9 December
+    lesson's `pickup` is "Westfield College, Gate B" and "Home - 14 Ashby Road" is the
+    5 December one's). A claim that also says its own element's value, or names the other
+    element, is left alone. None when no such words are said."""
+    low = sentence.lower()
+    said = _dates_said(sentence)
+    claim_low = claim_text.lower()
+    claimed = {stem(w) for w in re.findall(r"[a-z]{4,}", claim_low)}
+    for call in calls:
+        if call.status != "ok":
+            continue
+        view = _list_view(call)
+        if len(view.fields) < 2:
+            continue
+        anchored = [p for p in view.fields if _anchored(view, p, low, said)]
+        if len(anchored) != 1:
+            continue
+        mine = anchored[0]
+        own = dict(view.fields[mine])
+        own_words = {stem(w) for v in own.values() for w in re.findall(r"[a-z]+", v.lower())}
+        for other, fields in view.fields.items():
+            if other == mine or other.rpartition(".")[0] != mine.rpartition(".")[0]:
+                continue
+            if any(
+                len(v) >= 3 and _as_number(v) is None and v.lower() in claim_low for _, v in fields
+            ):
+                continue  # the claim names the other element too
+            for leaf, value in fields:
+                ours = own.get(leaf)
+                if (
+                    ours is None
+                    or ours.lower() == value.lower()
+                    or len(value) > 60
+                    or _as_number(value) is not None
+                    or _STATUS_KEY.search(leaf)
+                    or re.match(r"\d{4}-\d{2}-\d{2}", value)
+                    or _NAME_VALUE.fullmatch(value.lower())
+                ):
+                    continue
+                theirs = {stem(w) for w in re.findall(r"[a-z]{4,}", value.lower())}
+                hit = sorted((theirs - own_words - _STATUS_CARRIER_STEMS) & claimed)
+                own_said = {stem(w) for w in re.findall(r"[a-z]{4,}", ours.lower())} & claimed
+                if hit and not own_said - theirs:
+                    return CheckResult(
+                        name="tool_fact",
+                        passed=False,
+                        detail=f"'{hit[0]}' is of {other.split('.', 1)[-1]}.{leaf} "
+                        f"({value!r}); the element the sentence names has {leaf} {ours!r} "
+                        f"({call.source_id}): mismatch",
+                    )
     return None
 
 

@@ -77,7 +77,12 @@ from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
 from hallmon.verification.sentences import sentence_around
-from hallmon.verification.tools import check_list_person, ground_in_tools, tool_calls
+from hallmon.verification.tools import (
+    check_list_field_words,
+    check_list_person,
+    ground_in_tools,
+    tool_calls,
+)
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
 Pair = tuple[str, str]
@@ -282,11 +287,10 @@ class Verifier:
                         today=today,
                     )
                     checks = ground_in_tools(claim, checks, calls, prepared.sources)
+                    sentence = sentence_around(response.text, claim.span.start, claim.span.end)
                     person = check_list_person(
-                        claim.text,
-                        sentence_around(response.text, claim.span.start, claim.span.end),
-                        calls,
-                    )
+                        claim.text, sentence, calls
+                    ) or check_list_field_words(claim.text, sentence, calls)
                     if person is not None:
                         checks = [*checks, person]
                     measure = check_named_measures(claim.statement, calls)

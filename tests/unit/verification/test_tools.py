@@ -16,6 +16,7 @@ from hallmon.verification.tools import (
     check_element_status,
     check_empty_lists,
     check_exception,
+    check_list_field_words,
     check_list_person,
     check_list_values,
     check_object_status,
@@ -3107,3 +3108,30 @@ def test_an_amount_in_a_field_that_is_money_by_its_suffix_alone() -> None:
     assert good is not None and good.passed is True
     bad = check_tool_facts("Quote Q-7731 has compensation up to £25.", [quote])
     assert bad is not None and bad.passed is False
+
+
+def test_a_field_of_another_list_element_said_of_the_one_the_sentence_names() -> None:
+    # hand110-09: the 9 December lesson's pickup is the college, not home
+    lessons = call(
+        "drivesafe.list_lessons",
+        {"lessons": [
+            {"lesson_id": "LS-58001", "date": "2026-12-05", "instructor": "Dan Whitfield",
+             "pickup": "Home - 14 Ashby Road"},
+            {"lesson_id": "LS-58044", "date": "2026-12-09", "instructor": "Carla Mendes",
+             "pickup": "Westfield College, Gate B"},
+        ]},
+    )  # fmt: skip
+    sentence = "On 9 December you have a lesson with Carla Mendes, and she'll pick you up from {}."
+    wrong = check_list_field_words(
+        "she'll pick you up from home.", sentence.format("home"), [lessons]
+    )
+    assert wrong is not None and wrong.passed is False and "Westfield College" in wrong.detail
+    # its own value said, or the other element named, or no element named: nothing to say
+    own = "she'll pick you up from Westfield College."
+    assert check_list_field_words(own, sentence.format("Westfield College"), [lessons]) is None
+    both = (
+        "On 9 December Carla meets you at Westfield College; Dan Whitfield picks you up from home."
+    )
+    assert check_list_field_words("Dan Whitfield picks you up from home.", both, [lessons]) is None
+    vague = "She'll pick you up from home."
+    assert check_list_field_words(vague, vague, [lessons]) is None
