@@ -316,7 +316,7 @@ def check_numbers(
     swap = (
         swapped_figures(claim_text, matched)
         or other_basis(claim_text, matched)
-        or other_bound(claim_text, matched)
+        or other_bound(claim_text, matched, source_texts)
     )
     if swap is not None:
         return CheckResult(name="number", passed=False, detail=swap)
@@ -757,10 +757,49 @@ def _given_bound(passage: str, match: Quantity) -> str | None:
     return given
 
 
-def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str]]) -> str | None:
+# The other side of a bound, in the sentence after it: "Bulky collections cancelled at
+# least 2 working days before … are refunded in full. Cancellations made later than that are
+# refunded minus a £10.00 administration fee."
+_COMPLEMENT = re.compile(
+    r"\b(?:later|sooner|earlier|shorter|longer|fewer|less|more)\s+than\s+(?:that|this)\b"
+    r"|\b(?:after|inside|within|beyond|past)\s+(?:that|this)\s+(?:time|window|period|point)?"
+    r"|\botherwise\b|\bless\s+notice\b|\bany\s+later\b",
+    re.I,
+)
+
+
+def _complement_said(claim_text: str, passage: str, match: Quantity, at: int = 0) -> bool:
+    """Whether the claim says the other side of the passage's bound ("less than 2 working
+    days before …, the £10.00 admin fee applies") with what the passage's next sentence says
+    of that side ("Cancellations made later than that are refunded minus a £10.00
+    administration fee"): two words at least of that sentence that the bound's own lacks.
+    `at`: where the evidence passage starts in `passage` (the whole source)."""
+    end = _SENTENCE_END.search(passage, at + match.end)
+    if end is None:
+        return False
+    after = _SENTENCE_END.search(passage, end.end())
+    nxt = passage[end.end() : after.start() if after else len(passage)][:300]
+    if not _COMPLEMENT.search(nxt):
+        return False
+    begin = [m.end() for m in _SENTENCE_END.finditer(passage, 0, at + match.start)]
+    own = content_tokens(passage[begin[-1] if begin else 0 : end.start()])
+    # words of what the next sentence says of the other side, not of the bound's own
+    return len((content_tokens(claim_text) & content_tokens(nxt)) - own) >= 2
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def other_bound(
+    claim_text: str,
+    matched: Sequence[tuple[Quantity, Quantity, str]],
+    sources: Sequence[str] = (),
+) -> str | None:
     """A figure the evidence gives as a maximum that the claim gives as a minimum, or the
     reverse ("at least 7 days before" against "requested up to 7 days before"), or None.
-    Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before"."""
+    Undoing something "up to 2 hours before" is a deadline: "at least 2 hours before". The
+    other side of a bound that the source's next sentence speaks of is no reversal
+    (`_complement_said`; `sources`: the whole texts the passages are cut from)."""
     for q, match, passage in matched:
         said = _given_bound(claim_text, q)  # a deadline on either side reads the same
         if not said or not passage:
@@ -775,6 +814,10 @@ def other_bound(claim_text: str, matched: Sequence[tuple[Quantity, Quantity, str
             if find_match(q, [p]) is not None
         } or {_given_bound(passage, match)}
         if said in givens or None in givens:
+            continue
+        whole = next((t for t in sources if passage in t), passage)
+        at = whole.find(passage)
+        if _complement_said(claim_text, whole, match, at):
             continue
         given = next(iter(givens))
         if given and said != given:

@@ -269,6 +269,16 @@ def _with_major_units(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
             base = MINOR_UNIT_KEY.sub("", str(k)) or "amount"
             digits = minor_digits(currency)
             out.append((base, f"{v / 10**digits:.{digits}f} {currency[:8]}".strip()))
+        elif (
+            isinstance(v, list)
+            and v
+            and all(_is_amount(x) for x in v)
+            and MINOR_UNIT_KEY.search(str(k))
+        ):
+            # "price_pence": [5500, 5500]: each seat's amount in major units too
+            base = MINOR_UNIT_KEY.sub("", str(k)) or "amounts"
+            digits = minor_digits(currency)
+            out.append((base, [f"{x / 10**digits:.{digits}f}" for x in v[: _INLINE_MAX * 4]]))
         elif isinstance(v, float) and 0 < v < 1 and RATE_KEY.search(str(k)):
             out.append((f"{k} percent", f"{round(v * 100, 6):g}%"))
     return out

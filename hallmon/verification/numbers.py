@@ -1855,6 +1855,9 @@ def _count_field(after_noun: str, before_noun: str) -> re.Pattern[str]:
 _ALLOWANCE = _count_field(
     "total|purchased|included|allowed|allowance|bought|booked", "total|purchased|included|allowed"
 )
+_BARE_ALLOWANCE = re.compile(
+    r"(?:^|\n)(?:pack\s+)?(?:size|quantity|allowance|capacity): (?P<n>\d{1,5})\.", re.I
+)
 _USED_FIELD = _count_field(
     # ("Instalments total: 12." beside "Instalments paid: 3.": 9 to go)
     "used|taken|consumed|redeemed|completed|attended|spent|paid|made",
@@ -1877,9 +1880,16 @@ def tool_remainders(text: str) -> tuple[int, ...]:
     used = by_noun(_USED_FIELD)
     if not used:
         return ()
+    allowances = by_noun(_ALLOWANCE)
+    if len(used) == 1:
+        # "Size: 12." beside "Lessons used: 3.": a pack's size is the allowance of the one
+        # thing it counts used
+        (noun,) = used
+        bare = [int(m.group("n")) for m in islice(_BARE_ALLOWANCE.finditer(text), 8)]
+        allowances.setdefault(noun, []).extend(bare)
     return tuple(
         sorted(
-            {t - u for noun, totals in by_noun(_ALLOWANCE).items()
+            {t - u for noun, totals in allowances.items()
              for t in totals for u in used.get(noun, ()) if t >= u}
         )
     )  # fmt: skip
@@ -1898,7 +1908,12 @@ def left_over(
     differences of almost any two figures, so only a count worded as one is read so."""
     if not q.values or q.currency:
         return None
-    if _UNUSED_AFTER.match(text, q.end) or _LEFT_AFTER.match(text, q.end):
+    if (
+        _UNUSED_AFTER.match(text, q.end)
+        or _LEFT_AFTER.match(text, q.end)
+        # "9 unused lessons": the word read as the count's unit
+        or _UNUSED_AFTER.match(" " + (q.unit or ""))
+    ):
         left = [n for n in remainders if n in q.values]
         if left:
             return f"{q.describe()} is what a tool's output leaves of an allowance ({left[0]})"
@@ -2143,7 +2158,19 @@ def shown_arithmetic(q: Quantity, text: str, backed: Sequence[Quantity]) -> str 
         result = sum(operands) if ops == {"+"} else math.prod(operands)
         if any(abs(result - v) <= max(0.005, q.tolerance) for v in q.values):
             return f"{q.describe()} is {expr}, as the claim works it out"
+    # "£32.00 (£24.00 covers the first five, plus £4.00 each for the other two)": the total
+    # of the backed amounts in the brackets right after it, each once or a count's times
+    bracket = _BRACKET_AFTER.match(text, q.end) if q.kind == "money" else None
+    if bracket is not None:
+        lo, hi = bracket.span(1)
+        counts = tuple(sorted(counts_said(bracket.group(1))))
+        how = _total(q, [b for b in backed if lo <= b.start < hi], counts)
+        if how is not None:
+            return f"{how}, in the brackets after it"
     return None
+
+
+_BRACKET_AFTER = re.compile(r"\s*\(([^()]{1,240})\)")
 
 
 def _counted(q: Quantity, own: Sequence[Quantity], counts: Sequence[int]) -> str | None:

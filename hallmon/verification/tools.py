@@ -2485,6 +2485,8 @@ _AVAILABLE_FREE = re.compile(
     r"\b(?:slots?|spaces?|places?|seats?|tables?|appointments?|rooms?|spots?|dates?|times?|"
     r"capacity|availability)\s+(?:\w+\s+)?$"
     r"|\b(?:whether|if)\s+(?:\w+\s+){0,3}(?:is|are|was|were)\s+(?:still\s+)?$"
+    # "9:30 and 10:00 were both still free", "it was still free for that time": not taken yet
+    r"|\b(?:is|are|was|were|['’]s|['’]re)\s+(?:both\s+|all\s+)?still\s+(?:both\s+|all\s+)?$"
     # "We have two free at Bermondsey": a count of things free to take
     r"|\b(?:have|has|got|are|is)\s+(?:(?:still|only|just)\s+)?(?:one|two|three|four|five|six|"
     r"\d{1,2}|a\s+few|several|some)\s+(?:\w+\s+)?$"
@@ -2620,6 +2622,10 @@ def check_exception(
         # note": the policy's exception, on its condition (an unconditional waiver is not it).
         grants = _whole_words((*_GRANTS[kind], "unless"))
     wanted = _loose(obj)
+    # the whole claim's words, condition too: "If it isn't paid within 10 days, we'll post
+    # the phone back to you unrepaired at no charge" says the policy's "If it is not paid
+    # within 10 days, we return the device unrepaired at no charge" in other words
+    whole = _loose(content_tokens(claim_text))
     for source in backing:
         injected = injected_text(source.text)
         for sentence in _sentences_of(source):
@@ -2627,7 +2633,14 @@ def check_exception(
                 sentence in part or part.strip() in sentence for part in injected
             ):
                 continue  # (an injected instruction grants nothing: it is data)
-            overlap = len(wanted & _loose(content_tokens(sentence))) / len(obj) if obj else 1.0
+            theirs = _loose(content_tokens(sentence))
+            overlap = len(wanted & theirs) / len(obj) if obj else 1.0
+            if (
+                0.25 <= overlap < 0.4
+                and len(whole) >= 5
+                and len(whole & theirs) >= 0.6 * len(whole)
+            ):
+                overlap = 0.4
             if best is None or overlap > best[0]:
                 best = (overlap, source.source_id, sentence)
     if best is not None and best[0] >= 0.4:

