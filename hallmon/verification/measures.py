@@ -35,6 +35,7 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _PART_OF_NAME = re.compile(r"[A-Za-z-][\d.]+|[\d.]+(?:st|nd|rd|th|[A-Za-z]*-)", re.I)
 _TIME_UNITS = frozenset({"days", "weeks", "months", "years", "hours", "minutes", "seconds"})
 _BEFORE_CHARS = 40
+MAX_CLAIM_FIGURES = 64  # as the number check reads
 _MAX_FIELD_CHARS = 24
 
 
@@ -96,7 +97,20 @@ def check_named_measures(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     least), where no such field of an ok call holds it and no other
     figure of the clause is the field's. None where no figure names a field, or one does and
     agrees."""
-    figures = extract_quantities(claim_text, True)
+    keyed = [
+        (call, key, raw, wanted)
+        for call in calls
+        if call.status == "ok"
+        for key, raw in call.fields
+        # (two words of its own at least: "battery_pct" is named by any "batteries";
+        # a list element's field is one of many, for the list checks to place)
+        if len(wanted := _key_words(key)) >= 2 and not re.search(r"\.\d+\.", key)
+    ]
+    if not keyed:
+        return None
+    # (a sentence-sized claim states a handful of figures; thousands, in hostile input, would
+    # make each of them a scan of the whole claim)
+    figures = extract_quantities(claim_text, True)[:MAX_CLAIM_FIGURES]
     for q in figures:
         if q.kind not in ("number", "percent") or len(q.values) != 1 or q.unit in _TIME_UNITS:
             continue
@@ -112,21 +126,15 @@ def check_named_measures(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
         others = {v for o in figures if o is not q and clause.find(claim_text[o.start : o.end]) >= 0
                   for v in o.values}  # fmt: skip
         named: list[tuple[str, str, bool]] = []
-        for call in calls:
-            if call.status != "ok":
+        for call, key, raw, wanted in keyed:
+            if not wanted <= words:
                 continue
-            for key, raw in call.fields:
-                wanted = _key_words(key)
-                # (two words of its own at least: "battery_pct" is named by any "batteries";
-                # a list element's field is one of many, for the list checks to place)
-                if len(wanted) < 2 or not wanted <= words or re.search(r"\.\d+\.", key):
-                    continue
-                field = _field_quantity(key, raw)
-                if field is None or field[0].values & others:
-                    continue  # (another figure of the clause is this field's: "1 of your 2")
-                same = _same(q, claim_text, *field)
-                if same is not None:
-                    named.append((f"{key.split('.', 1)[-1]}={raw}", call.tool, same))
+            field = _field_quantity(key, raw)
+            if field is None or field[0].values & others:
+                continue  # (another figure of the clause is this field's: "1 of your 2")
+            same = _same(q, claim_text, *field)
+            if same is not None:
+                named.append((f"{key.split('.', 1)[-1]}={raw}", call.tool, same))
         if named and not any(same for _, _, same in named):
             field_said, tool, _ = named[0]
             return CheckResult(

@@ -347,3 +347,14 @@ def sentence_around(text: str, start: int, end: int, limit: int = 600) -> str:
     after = _SENTENCE_END.search(text, max(start, end - 1), min(len(text), end + limit))
     stop = after.end() if after else min(len(text), end + limit)
     return text[before[-1] if before else lo : stop]
+
+
+def sentence_before(text: str, start: int, limit: int = 600) -> str:
+    """The sentence of `text` that ends before the one holding `start`, at most `limit`
+    characters long ("" for the first): what a pronoun at the start of a claim points back to."""
+    lo = max(0, start - 2 * limit)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
+    if not ends:
+        return ""
+    begin = ends[-2] if len(ends) >= 2 else lo
+    return text[max(begin, ends[-1] - limit) : ends[-1]]

@@ -65,6 +65,7 @@ from hallmon.verification.numbers import (
     per_unit,
     same_time,
 )
+from hallmon.verification.sentences import sentence_before
 from hallmon.verification.text import (
     CONDITION_OPENERS,
     NUMBER_WORDS,
@@ -1119,7 +1120,8 @@ _MODAL_BEFORE = re.compile(
 # "applied to your invoice rather than paid in cash": a status on a condition, or denied.
 _CONDITION_BEFORE = re.compile(
     # ("… falls in the 60-to-119-day band, where 40% of the booth fee is refunded": a rule)
-    r"\b(?:only|once|until|unless|if|when|whether|where)\b[^,;:.!?]*$"
+    # (a figure's decimal point or thousands comma ends no clause: "until the £170.00 is paid")
+    r"\b(?:only|once|until|unless|if|when|whether|where)\b(?:[^,;:.!?]|(?<=\d)[.,](?=\d))*$"
     r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$"
     # "Once the review clears, the account is paid within 1 business day": the consequence of
     # a condition that opens the sentence is no more the state now than the condition is.
@@ -1142,6 +1144,8 @@ _TIMEFRAME_AFTER = re.compile(
 _DENIED_BEFORE = re.compile(
     r"(?:\b(?:not|never|no\s+longer)|n['’]t)\s+(?:(?:yet|been|being|be|treated|marked|shown|"
     r"listed|recorded|counted|it|them|this|as|fully)\s+){0,4}$"
+    # "there's no new request pending", "because no second admin approved it"
+    r"|\bno\s+(?!longer\b|later\b|more\b)(?:[\w-]+\s+){1,3}$"
     # "so nothing has been refunded": of nothing, no status
     r"|\b(?:nothing|none\s+of\s+(?:it|them))\s+(?:has|have|had|was|were|is|got)\s+(?:yet\s+)?"
     r"(?:been\s+)?$",
@@ -2519,6 +2523,10 @@ def _job_named(call: ToolCall, words: frozenset[str]) -> bool:
     return False
 
 
+# "you could free up at least 77 GB there": the verb, no favour
+_FREE_UP = re.compile(r"free(?:d|s|ing)?\s+(?:up|it\s+up|them\s+up|some)\b", re.I)
+
+
 def check_exception(
     claim_text: str, sources: Sequence[Source], calls: Sequence[ToolCall] = ()
 ) -> CheckResult | None:
@@ -2532,6 +2540,7 @@ def check_exception(
         if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
         and not _REFUSED_AFTER.match(claim_text, m.end())
         and not _YOURSELF.match(claim_text, m.end())
+        and not _FREE_UP.match(claim_text, m.start())
         and not _AVAILABLE_FREE.search(claim_text[max(0, m.start() - 40) : m.start()])
         and not _REPORTED_BEFORE.search(claim_text[max(0, m.start() - 80) : m.start()])
         for k, v in m.groupdict().items()
@@ -3810,6 +3819,80 @@ def _known_text_of(texts: tuple[str, ...]) -> str:
 def _known_text(sources: Sequence[Source]) -> str:
     """Every source's text, lower-cased (read once per answer, not once per claim)."""
     return _known_text_of(tuple(s.text for s in sources))
+
+
+# "I've started the restore from that snapshot": the agent's start of a job its noun names
+_STARTED = re.compile(
+    r"\b(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|now\s+|already\s+|also\s+)?"
+    r"(?:started|begun|kicked\s+off|launched|triggered|queued|set\s+off)\s+"
+    r"(?:the|a|an|your)\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)",
+    re.I,
+)
+
+
+def check_started_after_failure(
+    claim_text: str, sentence: str, calls: Sequence[ToolCall]
+) -> CheckResult | None:
+    """A job the agent says it started ("I've started the restore") when the only call of
+    that kind failed and the sentence tells no failure: the action is not backed. None when
+    the claim starts nothing, a call of the kind succeeded, or the failure is told ("I started
+    a refund of it, but the request was cancelled")."""
+    m = _STARTED.search(claim_text)
+    if m is None or _FAILURE.search(sentence):
+        return None
+    # the job's noun, after an adjective at most ("a full refund")
+    noun, kinds = next(
+        ((w, k) for w in m.group("noun").split() if (k := set(_kinds(w)) - {"start"})),
+        ("", set()),
+    )
+    if not kinds:
+        return None
+    of_kind = [c for c in calls if kinds & set(_kinds(c.tool))]
+    failed = [c for c in of_kind if c.status != "ok"]
+    if not failed or len(failed) < len(of_kind):
+        return None
+    return CheckResult(
+        name="action",
+        passed=False,
+        detail=f"the claim that the {noun.lower()} was started is not backed: tool "
+        f"{failed[-1].tool} ({failed[-1].source_id}) returned status {failed[-1].status}",
+    )
+
+
+# A claim whose subject is a pronoun ("The good news is that it has since been resolved"),
+# after any lead-in of how the news is
+_PRONOUN_SUBJECT = re.compile(
+    r"^\W*(?:(?:the\s+)?(?:good|bad|better|great)\s+news\s+is(?:\s+that)?,?\s+|"
+    r"(?:luckily|happily|unfortunately|sadly|however|so|and|but),?\s+)?"
+    r"(?:it|it['’]s|this|that)\b(?!\s+(?:is|was|['’]s)\s+(?:worth|possible|likely|best|fine|ok|"
+    r"okay|important|free|easy|normal|usual|common|why|because|what|how))",
+    re.I,
+)
+
+
+def with_antecedent(claim: Claim, answer_text: str, calls: Sequence[ToolCall]) -> Claim:
+    """The claim with the one list element its pronoun points back to as its subject ("it has
+    since been resolved" after a sentence naming incident KW-INC-7710), for the tool checks
+    to read that element; the claim unchanged when it names its own thing, or the sentence
+    before names no element, or several."""
+    if claim.implicit_subject or not _PRONOUN_SUBJECT.match(claim.text):
+        return claim
+    if _identifiers(claim.text):
+        return claim
+    before = sentence_before(answer_text, claim.span.start)
+    named = {
+        v
+        for call in calls
+        if call.status == "ok"
+        for names in _list_view(call).names.values()
+        for v in names
+        if any(ch.isdigit() for ch in v) and v in before.lower()
+    }
+    if len(named) != 1:
+        return claim
+    (name,) = named
+    at = before.lower().find(name)
+    return claim.model_copy(update={"implicit_subject": before[at : at + len(name)]})
 
 
 def ground_in_tools(

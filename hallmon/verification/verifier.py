@@ -80,8 +80,10 @@ from hallmon.verification.sentences import sentence_around
 from hallmon.verification.tools import (
     check_list_field_words,
     check_list_person,
+    check_started_after_failure,
     ground_in_tools,
     tool_calls,
+    with_antecedent,
 )
 from hallmon.verification.verdicts import FEATURES, ContextProfile, claim_features, judge
 
@@ -286,11 +288,18 @@ class Verifier:
                         hours=hours,
                         today=today,
                     )
-                    checks = ground_in_tools(claim, checks, calls, prepared.sources)
+                    checks = ground_in_tools(
+                        with_antecedent(claim, response.text, calls),
+                        checks,
+                        calls,
+                        prepared.sources,
+                    )
                     sentence = sentence_around(response.text, claim.span.start, claim.span.end)
-                    person = check_list_person(
-                        claim.text, sentence, calls
-                    ) or check_list_field_words(claim.text, sentence, calls)
+                    person = (
+                        check_list_person(claim.text, sentence, calls)
+                        or check_list_field_words(claim.text, sentence, calls)
+                        or check_started_after_failure(claim.text, sentence, calls)
+                    )
                     if person is not None:
                         checks = [*checks, person]
                     measure = check_named_measures(claim.statement, calls)

@@ -22,9 +22,11 @@ from hallmon.verification.tools import (
     check_object_status,
     check_reported_failure,
     check_slot_availability,
+    check_started_after_failure,
     check_tool_facts,
     ground_in_tools,
     tool_calls,
+    with_antecedent,
 )
 
 REFUND = {"refund_id": "RF-77", "order_id": "A-1042", "amount_eur": 89.0}
@@ -3157,3 +3159,56 @@ def test_a_slot_still_free_is_availability_and_a_policy_said_in_other_words_gran
     fixed = "If it isn't paid within 10 days, we'll repair the phone for you at no charge."
     refused = check_exception(fixed, [terms], [])
     assert refused is not None and refused.passed is False
+
+
+def test_a_pronoun_reads_the_one_list_element_the_sentence_before_names() -> None:
+    # hand140-06 (held out): "it" is KW-INC-7710, still investigating
+    incidents = call(
+        "keepwell.list_incidents",
+        {"incidents": [
+            {"id": "KW-INC-7710", "component": "backup ingestion", "state": "investigating"},
+            {"id": "KW-INC-7706", "component": "restore portal", "state": "resolved"},
+        ]},
+    )  # fmt: skip
+    answer = (
+        "The failures come from incident KW-INC-7710, which hit backup ingestion. "
+        "The good news is that it has since been resolved."
+    )
+    said = "The good news is that it has since been resolved."
+    c = Claim(id="c2", text=said, span=Span(start=answer.index(said), end=len(answer)))
+    read = with_antecedent(c, answer, [incidents])
+    assert read.implicit_subject == "KW-INC-7710"
+    result = check_tool_facts(read.statement, [incidents])
+    assert result is not None and result.passed is False
+    # the sentence before names both, or none: the claim is left as it is
+    both = answer.replace("KW-INC-7710,", "KW-INC-7710 and KW-INC-7706,")
+    c2 = Claim(id="c2", text=said, span=Span(start=both.index(said), end=len(both)))
+    assert with_antecedent(c2, both, [incidents]).implicit_subject is None
+
+
+def test_a_job_said_started_after_its_only_call_failed_unless_the_failure_is_told() -> None:
+    # hand140-02 (held out); hand132-20 tells the failure
+    restore = call("keepwell.start_restore", {"error": "gateway_timeout"}, status="timeout")
+    said = "I've started the restore from that snapshot into a new folder."
+    bad = check_started_after_failure(said, said, [restore])
+    assert bad is not None and bad.passed is False and "timeout" in bad.detail
+    told = "I started the restore, but the request timed out, so nothing has changed."
+    assert check_started_after_failure("I started the restore", told, [restore]) is None
+    done = call("keepwell.start_restore", {"job": "RST-1"})
+    assert check_started_after_failure(said, said, [restore, done]) is None
+
+
+def test_no_status_said_on_a_condition_with_a_figure_or_of_no_thing() -> None:
+    # hand139-19, hand140-24 (held out)
+    hold = call("bookings.get", {"booking_id": "BK-1", "status": "provisional_hold"})
+    until = check_tool_facts("Booking BK-1 won't be confirmed until the £170.00 is paid.", [hold])
+    assert until is None or until.passed is not False
+    job = call("ledgerline.get_job", {"job_id": "JB-7", "status": "cancelled"})
+    for said in ("Job JB-7 was cancelled, because no second admin approved it.",
+                 "Job JB-7 was cancelled, so there's no new request pending."):  # fmt: skip
+        result = check_tool_facts(said, [job])
+        assert result is not None and result.passed is True, said
+    wrong = check_tool_facts("Job JB-7 is pending.", [job])
+    assert wrong is not None and wrong.passed is False
+    freed = "To go ahead, you could free up at least 77 GB there."
+    assert check_exception(freed, [], [job]) is None
