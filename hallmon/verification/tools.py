@@ -291,12 +291,14 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "move": ("moved", "move", "transfer", "relocat"),
     # "I've swapped it for the Salmon Orzo": `swap_recipe`, `exchange_item`
     "swap": ("swap", "switch", "exchang", "substitut"),
+    # "I've skipped your December 15 delivery": `skip_shipment`
+    "skip": ("skip",),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
     r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|"
-    r"swapped|switched|exchanged|substituted|relocated|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
+    r"swapped|switched|exchanged|substituted|relocated|skipped|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
     # "I've secured his place with the £50 deposit": a booking
     r"secured(?=\s+(?:your|his|her|their|the|a|an)\s+(?:[\w-]+\s+)?(?:place|spot|seat|space|slot|"
     r"booking|reservation|room|table|ticket|berth|pitch)s?\b)|"
@@ -1099,6 +1101,13 @@ _STATUS_WORDS = (
     "awaiting approval", "awaiting your approval", "waiting for approval",
     "waiting for your approval", "awaiting payment", "awaiting your payment",
     "waiting for payment", "waiting for your payment",
+    # a unit's or a card's state ("PHT-22-2 is available" of `status: out_of_order`)
+    "out of order", "available", "unavailable", "in use", "blocked",
+)
+_UNIT_STATES = frozenset({"out of order", "available", "unavailable", "in use", "blocked"})
+_ID_SUBJECT = re.compile(
+    r"[\w-]*\d[\w-]*\s+(?:is|are|was|were|['’]s)\s+(?:now\s+|still\s+|currently\s+|already\s+)?$",
+    re.I,
 )
 _CARRIERS = (
     "dhl", "ups", "fedex", "usps", "dpd", "gls", "hermes", "royal mail", "colissimo",
@@ -1273,6 +1282,11 @@ _STATUS_ALIASES = {
     "awaiting your payment": "awaiting payment",
     "waiting for payment": "awaiting payment",
     "waiting for your payment": "awaiting payment",
+    # a charger's connector or a unit in use, or out of order, in the tool's own words
+    "charging": "in use",
+    "occupied": "in use",
+    "out of service": "out of order",
+    "faulted": "out of order",
 }
 # money or goods that arrived, whatever was done with them since ("your deposit has been
 # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
@@ -1964,6 +1978,12 @@ def check_tool_facts(
         and not (
             _YOU_BEFORE.search(scope[max(0, m.start() - 30) : m.start()])
             and _WITH_AFTER.match(scope, m.end())
+        )
+        # "PHT-22-2 is available", "card ending 4471 is now blocked": a unit's state, said
+        # of a thing named by its id ("everything stored is still available" says none)
+        and not (
+            _norm_status(m.group(1)) in _UNIT_STATES
+            and not _ID_SUBJECT.search(scope[max(0, m.start() - 60) : m.start()])
         )
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())

@@ -3212,3 +3212,27 @@ def test_no_status_said_on_a_condition_with_a_figure_or_of_no_thing() -> None:
     assert wrong is not None and wrong.passed is False
     freed = "To go ahead, you could free up at least 77 GB there."
     assert check_exception(freed, [], [job]) is None
+
+
+def test_a_unit_state_said_of_an_id_and_a_skip_after_a_timeout() -> None:
+    # hand144-03, hand144-10, hand144-01, hand142-02 (held out)
+    site = call(
+        "chargecrest.get_location",
+        {"chargers": [
+            {"id": "PHT-22-1", "status": "charging"},
+            {"id": "PHT-22-2", "status": "out_of_order"},
+        ]},
+    )  # fmt: skip
+    wrong = check_tool_facts("PHT-22-2 is available, so you can plug in there.", [site])
+    assert wrong is not None and wrong.passed is False
+    right = check_tool_facts("PHT-22-1 is in use right now.", [site])
+    assert right is not None and right.passed is True
+    # "available" said of no id is no unit's state
+    loose = check_tool_facts("Everything already stored is still available.", [site])
+    assert loose is None or loose.passed is not False
+    cards = call("voltpath.list_cards", {"cards": [{"last4": "4471", "status": "active"}]})
+    blocked = check_tool_facts("Your card ending 4471 is now blocked.", [cards])
+    assert blocked is not None and blocked.passed is False
+    skip = call("tailwise.skip_shipment", {"error": "gateway_timeout"}, status="timeout")
+    skipped = check_action("I've skipped your December 15 delivery.", [skip])
+    assert skipped.passed is False
