@@ -1689,7 +1689,14 @@ _STATE_CLAIM = re.compile(
     r"faults?|disruptions?|incidents?|errors?)\s+(?:with|on|affecting|in|at)\s+"
     rf"(?:[\w'’-]+\s+){{0,3}}?(?P<calm>{_SUBJECTS})\b"
     rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?P<fault>{_MENDED_THINGS})"
-    rf"\b[^.?!;]{{0,60}}?\s{_MENDED}",
+    rf"\b[^.?!;]{{0,60}}?\s{_MENDED}"
+    # "There's a known outage on the app", "The parent portal is having an outage": an outage
+    # said, of a system or of a place ("there's no gas supply outage in your area")
+    r"|\b(?:there\s+(?:is|are)|there['’]s|we['’]re\s+(?:having|experiencing|seeing)|"
+    r"(?:is|are)\s+(?:currently\s+)?(?:having|experiencing|suffering))\s+(?P<none>no\s+)?"
+    r"(?:an?\s+|some\s+)?(?:(?:known|current|ongoing|major|national|wider|temporary|brief|"
+    r"unexpected|planned|reported|local|gas|water|power|supply|service|network|system)\s+){0,3}"
+    r"(?P<outage>outages?|disruption|power\s+cut)\b",
     re.I,
 )
 
@@ -1968,6 +1975,29 @@ def _mended_reading(m: re.Match[str], claim_text: str, tools: Sequence[Source]) 
     )
 
 
+# what an outage is said to be on or in ("on our classroom platform", "in your area")
+_OUTAGE_OF = re.compile(
+    r"\s+(?:on|with|affecting|in|at|to|across)\s+(?:the\s+|our\s+|your\s+|this\s+)?"
+    r"(?:[\w'’-]+\s+){0,3}?(?P<what>[\w-]+)\b(?=\s*(?:[,.;!?]|$|\s+(?:this|today|right|at|"
+    r"that|which|so|and|but|for|since|from|until)\b))",
+    re.I,
+)
+
+
+def _outage_subject(claim_text: str, m: re.Match[str]) -> str:
+    """What an outage the claim asserts is of: the thing named after it ("an outage on our
+    classroom platform": platform), else the thing before it ("The parent portal is having
+    an outage": portal), else "system"."""
+    if not m.group("outage"):
+        return "system"
+    after = _OUTAGE_OF.match(claim_text, m.end())
+    if after is not None:
+        return after.group("what")
+    before = re.search(r"(?:the|your|our|its)\s+(?:[\w-]+\s+){0,3}?([\w-]+)\s+$",
+                       claim_text[max(0, m.start() - 60) : m.start()], re.I)  # fmt: skip
+    return before.group(1) if before else "system"
+
+
 def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A claim about system state needs telemetry: a tool result that mentions the subject,
     whose state words agree with the claim's."""
@@ -1984,7 +2014,13 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         )
     m = _asserted_state(claim_text)
     subject = (
-        (m.group("subject") or m.group("thing") or m.group("calm") or m.group("fault")).lower()
+        (
+            m.group("subject")
+            or m.group("thing")
+            or m.group("calm")
+            or m.group("fault")
+            or _outage_subject(claim_text, m)
+        ).lower()
         if m
         else None
     )
@@ -1995,7 +2031,8 @@ def check_system_state(claim_text: str, sources: Sequence[Source]) -> CheckResul
         (
             m.group("state")
             or m.group("live")
-            or ("fixed" if m.group("fault") else "working normally")
+            or ("fixed" if m.group("fault") else None)
+            or ("outage" if m.group("outage") and not m.group("none") else "working normally")
         ).lower()
         if m
         else ""

@@ -2565,3 +2565,19 @@ def test_a_total_in_brackets_and_what_a_pack_leaves_of_its_size() -> None:
     pack = tool_source("Output:\nPack id: ACT-PK-2290.\nSize: 12.\nLessons used: 3.")
     assert check_numbers("You still have 9 unused lessons.", [], [pack]).passed is True
     assert check_numbers("You still have 8 unused lessons.", [], [pack]).passed is False
+
+
+def test_an_outage_said_needs_telemetry_of_what_it_is_said_of() -> None:
+    # hand137-20, hand134-20, hand139-18, hand135-03 (held out)
+    forms = tool_source("Output:\nForm: medical. Status: awaiting_signature.", "tool:forms.get:c1")
+    for said in ("There's an outage on our classroom platform at the moment.",
+                 "There's a known outage on the app this afternoon.",
+                 "The parent portal is having an outage this morning.",
+                 "There's no gas supply outage in your area at the moment."):  # fmt: skip
+        assert is_system_state_claim(said), said
+        assert check_system_state(said, [forms]).passed is False, said
+    status = tool_source(
+        "Output:\nComponent: parent portal. Status: outage. Since: 08:10.", "tool:status.get:c2"
+    )
+    backed = check_system_state("The parent portal is having an outage this morning.", [status])
+    assert backed.passed is True, backed.detail
