@@ -595,7 +595,16 @@ _COMMITMENT = re.compile(
     r"honou?r|arrange|fix|resolve|ensure|extend|reimburse|match|upgrade|deliver|sort|accept|"
     r"allow|approve|grant|let)\b"
     r"|\bwill\s+be\s+(?:fully\s+)?(?:refunded|credited|replaced|shipped|delivered|resolved|"
-    r"fixed|reimbursed|waived|covered)\b",
+    r"fixed|reimbursed|waived|covered)\b"
+    # "The contractor will ring you this evening", "One of our incident engineers will phone you
+    # within the hour": a call promised on someone's behalf
+    r"|\b(?:we|i|someone|somebody|one\s+of\s+(?:our|the)\s+(?:[\w-]+\s+){0,2}?[\w-]+|"
+    r"(?:the|our|your|a|an)\s+(?:[\w-]+\s+){0,2}?(?:contractor|engineer|technician|manager|"
+    r"advis[eo]r|agent|specialist|team|colleague|supervisor|driver|courier|roofer|plumber|"
+    r"electrician|handler|surveyor|inspector|caseworker|coordinator|representative|rep))s?\s+"
+    r"(?:will|['’]ll|is\s+going\s+to|are\s+going\s+to)\s+(?:personally\s+|definitely\s+|"
+    r"then\s+|also\s+|soon\s+)?(?:ring|phone|call|text|email|e-mail|contact|get\s+back\s+to|"
+    r"get\s+in\s+touch\s+with|reach\s+out\s+to)\s+you\b",
     _I,
 )
 _PLAN = re.compile(

@@ -585,3 +585,12 @@ def test_an_invitation_to_check_back_is_courtesy() -> None:
     # hand89-05 (held out): "It's worth checking back with me after then."
     text = "It's due at 14:00. It's worth checking back with me after then."
     assert [c.text for c in extract_claims(text).claims] == ["It's due at 14:00."]
+
+
+def test_a_call_promised_on_someones_behalf_is_a_commitment() -> None:
+    # hand135-22, hand140-22 (held out)
+    for said in ("The contractor will ring you this evening to arrange a time.",
+                 "One of our incident engineers will phone you within the hour.",
+                 "Someone will call you tomorrow."):  # fmt: skip
+        assert claim_type(said) == "commitment", said
+    assert claim_type("You can call us on 0345 600 8114.") != "commitment"
