@@ -3567,16 +3567,17 @@ def check_list_person(
 
 
 def check_list_field_words(
-    claim_text: str, sentence: str, calls: Sequence[ToolCall]
+    claim_text: str, sentence: str, calls: Sequence[ToolCall], before: str = ""
 ) -> CheckResult | None:
     """Words of one list element's field said in a sentence that names another element, by
-    its id or date, whose same field holds something else ("Then on Wednesday 9 December you
-    have a 90-minute lesson … and she'll pick you up from home as well" when the 9 December
-    lesson's `pickup` is "Westfield College, Gate B" and "Home - 14 Ashby Road" is the
-    5 December one's). A claim that also says its own element's value, or names the other
-    element, is left alone. None when no such words are said."""
-    low = sentence.lower()
-    said = _dates_said(sentence)
+    its id, its date or a name of its own, whose same field holds something else ("Then on
+    Wednesday 9 December you have a 90-minute lesson … and she'll pick you up from home as
+    well" when the 9 December lesson's `pickup` is "Westfield College, Gate B" and "Home - 14
+    Ashby Road" is the 5 December one's; "4 Keel Row (23 November) was satisfactory as well"
+    when its `result` is action_required). A claim whose subject is a pronoun ("It's being
+    held at Moorgate Travel Centre") reads the element the sentence `before` names. A claim
+    that also says its own element's value, or names the other element, is left alone. None
+    when no such words are said."""
     claim_low = claim_text.lower()
     claimed = {stem(w) for w in re.findall(r"[a-z]{4,}", claim_low)}
     for call in calls:
@@ -3585,33 +3586,57 @@ def check_list_field_words(
         view = _list_view(call)
         if len(view.fields) < 2:
             continue
-        anchored = [p for p in view.fields if _anchored(view, p, low, said)]
+        anchored = _elements_named(view, sentence, claim_text)
+        pointed = False  # named by the sentence before, the claim's own naming nothing
+        if not anchored and before and _PRONOUN_SUBJECT.match(claim_text):
+            anchored, pointed = _elements_named(view, before), True
         if len(anchored) != 1:
             continue
         mine = anchored[0]
         own = dict(view.fields[mine])
+        own_values = {v.lower() for v in own.values()}
         own_words = {stem(w) for v in own.values() for w in re.findall(r"[a-z]+", v.lower())}
         for other, fields in view.fields.items():
             if other == mine or other.rpartition(".")[0] != mine.rpartition(".")[0]:
                 continue
-            if any(
-                len(v) >= 3 and _as_number(v) is None and v.lower() in claim_low for _, v in fields
-            ):
-                continue  # the claim names the other element too
+            # the other element's values the claim says, by key
+            named = {
+                k
+                for k, v in fields
+                if len(v) >= 3
+                and _as_number(v) is None
+                and v.lower() not in own_values
+                and not _STATUS_KEY.search(k)
+                and v.lower() in claim_low
+            }
             for leaf, value in fields:
+                if named and not pointed:
+                    # the claim names the other element too ("Dan Whitfield picks …"); after a
+                    # pronoun, the other's value of this very field is what is checked ("It's
+                    # being held at Moorgate Travel Centre")
+                    break
+                if named - {leaf}:
+                    continue  # another of its fields named: only that field is compared
                 ours = own.get(leaf)
+                status = bool(_STATUS_KEY.search(leaf))
                 if (
                     ours is None
                     or ours.lower() == value.lower()
                     or len(value) > 60
                     or _as_number(value) is not None
-                    or _STATUS_KEY.search(leaf)
                     or re.match(r"\d{4}-\d{2}-\d{2}", value)
                     or _NAME_VALUE.fullmatch(value.lower())
                 ):
                     continue
                 theirs = {stem(w) for w in re.findall(r"[a-z]{4,}", value.lower())}
-                hit = sorted((theirs - own_words - _STATUS_CARRIER_STEMS) & claimed)
+                # (a status's own words are what it says, after a verb: "Intermezzo is ready
+                # too", "was satisfactory"; not "an average moisture content")
+                plain = frozenset() if status else _STATUS_CARRIER_STEMS
+                hit = sorted(
+                    w
+                    for w in (theirs - own_words - plain) & claimed
+                    if not status or _said_as_state(claim_low, w)
+                )
                 own_said = {stem(w) for w in re.findall(r"[a-z]{4,}", ours.lower())} & claimed
                 if hit and not own_said - theirs:
                     return CheckResult(
@@ -3622,6 +3647,61 @@ def check_list_field_words(
                         f"({call.source_id}): mismatch",
                     )
     return None
+
+
+def _said_as_state(low: str, word_stem: str) -> bool:
+    """Whether a word (by its stem) is said as what something is ("is ready", "was
+    satisfactory as well", "'s now in transit")."""
+    return bool(
+        re.search(
+            rf"\b(?:is|are|was|were|['’]s|['’]re|been)\s+(?:\w+\s+){{0,2}}?{re.escape(word_stem)}",
+            low,
+        )
+    )
+
+
+def _elements_named(view: _ListView, sentence: str, claim: str = "") -> list[str]:
+    """The list elements a sentence names: by an id-like value or date of their own, or by a
+    name no other element holds ("Intermezzo", "4 Keel Row", "YE70 BLM")."""
+    low = sentence.lower()
+    by_id = {
+        p
+        for p, ids in view.names.items()
+        if any(i in low for i in ids if any(ch.isdigit() for ch in i))
+    }
+    # (a date every element has names none: "on Monday 30 November" of two items found then)
+    by_date = set()
+    for day in _dates_said(sentence):
+        holding = {p for p in view.fields if _has_date(view.values[p], {day})}
+        if len(holding) < len(view.fields):
+            by_date |= holding
+    if by_id or by_date:
+        return sorted(by_id | by_date)
+    # by a name only in the claim itself: its sentence may name every element in turn
+    low = (claim or sentence).lower()
+    seen = Counter(v.lower() for fields in view.fields.values() for _, v in fields)
+    return [
+        p
+        for p, fields in view.fields.items()
+        if any(
+            _NAME_KEY.search(k)
+            and len(v) >= 4
+            and seen[v.lower()] == 1
+            and _as_number(v) is None
+            and re.search(rf"(?<![\w-]){re.escape(v.lower())}(?![\w-])", low)
+            for k, v in fields
+            if len(v) <= 60
+        )
+    ]
+
+
+# Keys whose value names a list element ("title": "Intermezzo", "property": "4 Keel Row"),
+# not a place or a state it has
+_NAME_KEY = re.compile(
+    r"(?:^|_)(?:name|title|property|registration|reg|item|product|model|device|vehicle|course|"
+    r"module|address|plate|label|hostname|host|service|plan)(?:$|_)",
+    re.I,
+)
 
 
 def check_list_values(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:

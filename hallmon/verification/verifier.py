@@ -76,7 +76,7 @@ from hallmon.verification.negation import check_names, check_negation
 from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
-from hallmon.verification.sentences import sentence_around
+from hallmon.verification.sentences import sentence_around, sentence_before
 from hallmon.verification.tools import (
     check_list_field_words,
     check_list_person,
@@ -297,7 +297,12 @@ class Verifier:
                     sentence = sentence_around(response.text, claim.span.start, claim.span.end)
                     person = (
                         check_list_person(claim.text, sentence, calls)
-                        or check_list_field_words(claim.text, sentence, calls)
+                        or check_list_field_words(
+                            claim.text,
+                            sentence,
+                            calls,
+                            sentence_before(response.text, claim.span.start),
+                        )
                         or check_started_after_failure(claim.text, sentence, calls)
                     )
                     if person is not None:

@@ -3236,3 +3236,32 @@ def test_a_unit_state_said_of_an_id_and_a_skip_after_a_timeout() -> None:
     skip = call("tailwise.skip_shipment", {"error": "gateway_timeout"}, status="timeout")
     skipped = check_action("I've skipped your December 15 delivery.", [skip])
     assert skipped.passed is False
+
+
+def test_a_state_of_another_element_said_of_one_named_by_its_name_or_by_a_pronoun() -> None:
+    # hand133-19, hand149-06 (held out)
+    holds = call(
+        "circ.get_holds",
+        {"holds": [
+            {"title": "The Anxious Generation", "status": "ready_for_pickup"},
+            {"title": "Intermezzo", "status": "in_transit"},
+        ]},
+    )  # fmt: skip
+    said = "Intermezzo is ready too, so you can collect both in one trip."
+    wrong = check_list_field_words(said, said, [holds])
+    assert wrong is not None and wrong.passed is False and "in_transit" in wrong.detail
+    right = "Intermezzo is still in transit."
+    assert check_list_field_words(right, right, [holds]) is None
+    found = call(
+        "lostprop.search",
+        {"matches": [
+            {"ref": "LP-61702", "found_date": "2026-11-30", "held_at": "Kingsway Depot"},
+            {"ref": "LP-61719", "found_date": "2026-11-30", "held_at": "Moorgate Travel Centre"},
+        ]},
+    )  # fmt: skip
+    before = "A laptop bag was handed in on Monday 30 November, under reference LP-61702."
+    held = "It's being held at Moorgate Travel Centre."
+    bad = check_list_field_words(held, held, [found], before)
+    assert bad is not None and bad.passed is False and "Kingsway Depot" in bad.detail
+    own = "It's being held at Kingsway Depot."
+    assert check_list_field_words(own, own, [found], before) is None
