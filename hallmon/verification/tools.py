@@ -1103,6 +1103,8 @@ _STATUS_WORDS = (
     "waiting for payment", "waiting for your payment",
     # a unit's or a card's state ("PHT-22-2 is available" of `status: out_of_order`)
     "out of order", "available", "unavailable", "in use", "blocked",
+    # a claim or an application in review ("is still under assessment")
+    "under assessment", "being assessed", "under review", "being reviewed", "in review",
 )
 _UNIT_STATES = frozenset({"out of order", "available", "unavailable", "in use", "blocked"})
 _ID_SUBJECT = re.compile(
@@ -1130,7 +1132,7 @@ _MODAL_BEFORE = re.compile(
 _CONDITION_BEFORE = re.compile(
     # ("… falls in the 60-to-119-day band, where 40% of the booth fee is refunded": a rule)
     # (a figure's decimal point or thousands comma ends no clause: "until the £170.00 is paid")
-    r"\b(?:only|once|until|unless|if|when|whether|where)\b(?:[^,;:.!?]|(?<=\d)[.,](?=\d))*$"
+    r"\b(?:only|once|until|unless|if|when|whether|where|before)\b(?:[^,;:.!?]|(?<=\d)[.,](?=\d))*$"
     r"|\b(?:rather\s+than|instead\s+of)\s+(?:being\s+)?$"
     # "Once the review clears, the account is paid within 1 business day": the consequence of
     # a condition that opens the sentence is no more the state now than the condition is.
@@ -1287,6 +1289,9 @@ _STATUS_ALIASES = {
     "occupied": "in use",
     "out of service": "out of order",
     "faulted": "out of order",
+    "being assessed": "under assessment",
+    "being reviewed": "under review",
+    "in review": "under review",
 }
 # money or goods that arrived, whatever was done with them since ("your deposit has been
 # received" is false of a `pending` deposit, true of a `paid` or `processing` one)
@@ -2936,7 +2941,9 @@ def _free_reports(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
 # thing whose lookup failed.
 _READ_STATE = re.compile(
     r"\b(?:has|have|had|was|were|is|are|['’]s|['’]ve)\s+(?:now\s+|already\s+|just\s+|also\s+|"
-    r"been\s+|not\s+|n['’]t\s+|yet\s+)*(?:arrived|received|processed|cleared|settled|approved|"
+    r"been\s+|not\s+|n['’]t\s+|yet\s+|still\s+|currently\s+)*(?:arrived|received|processed|"
+    r"cleared|settled|approved|under\s+(?:assessment|review)|being\s+(?:assessed|reviewed)|"
+    r"pending|on\s+hold|"
     r"paid|delivered|shipped|completed|resolved|rejected|declined|accepted|credited|landed|"
     r"gone\s+through|come\s+through|matched|allocated|reconciled|ready|marked|graded|assessed|"
     r"come\s+back\s+(?:as\s+)?(?:valid|clear|approved|eligible|negative|positive|fine|ok))\b",

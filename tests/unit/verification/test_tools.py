@@ -3265,3 +3265,17 @@ def test_a_state_of_another_element_said_of_one_named_by_its_name_or_by_a_pronou
     assert bad is not None and bad.passed is False and "Kingsway Depot" in bad.detail
     own = "It's being held at Kingsway Depot."
     assert check_list_field_words(own, own, [found], before) is None
+
+
+def test_a_review_state_after_a_failed_lookup_and_a_status_in_a_before_clause() -> None:
+    # hand153-19, hand152-12 (held out)
+    ok = call("claims.get_claim", {"claim_id": "HL-TC-130288", "status": "decision_made"})
+    failed = call("claims.get_claim", {"error": "upstream_timeout"}, status="timeout",
+                  claim_id="HL-BG-130291")  # fmt: skip
+    said = "Your baggage claim HL-BG-130291 is still under assessment."
+    checks = ground_in_tools(_claim(said), [], [ok, failed], [])
+    assert any(c.passed is False for c in checks)
+    order = call("orders.get_order", {"order": "HW-570033", "status": "awaiting_dispatch"})
+    stopped = "My cancellation request for order HW-570033 was stopped before it completed."
+    result = check_tool_facts(stopped, [order])
+    assert result is None or result.passed is not False
