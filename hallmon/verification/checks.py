@@ -1413,6 +1413,9 @@ _IDENTIFIER = re.compile(
     r"(?<![\w.-])(?:#\s?)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]{2,}(?![\w])"
     # (an email's domain ends at a letter: "to j.okafor@example.com." ends the sentence)
     r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    # a domain name ("the transfer code for brightfernstudio.com"), not an email's
+    r"|(?<![\w.@+-])[a-z0-9][a-z0-9-]{1,62}(?:\.[a-z0-9-]{1,62})?\.(?:com|net|org|io|co\.uk|"
+    r"org\.uk|uk|de|fr|nl|eu|app|dev|shop|store|online|site|tech|ai)(?![\w@-]|\.[a-z])"
 )
 
 

@@ -3279,3 +3279,14 @@ def test_a_review_state_after_a_failed_lookup_and_a_status_in_a_before_clause() 
     stopped = "My cancellation request for order HW-570033 was stopped before it completed."
     result = check_tool_facts(stopped, [order])
     assert result is None or result.passed is not False
+
+
+def test_an_action_for_another_domain_name_than_the_calls() -> None:
+    # hand151-20 (held out): the code was sent for brightfern.com
+    sent = call(
+        "domains.send_auth_code", {"sent_to": "admin@brightfern.com"}, domain="brightfern.com"
+    )
+    wrong = "I've emailed the transfer code for brightfernstudio.com to admin@brightfern.com."
+    assert check_action(wrong, [sent]).passed is False
+    right = "I've emailed the transfer code for brightfern.com to admin@brightfern.com."
+    assert check_action(right, [sent]).passed is True
