@@ -77,6 +77,7 @@ from hallmon.verification.numbers import in_passage_terms
 from hallmon.verification.records import record_facts, record_hours
 from hallmon.verification.risk import RiskConfig, action_of, answer_risk, flagged_spans
 from hallmon.verification.sentences import sentence_around, sentence_before
+from hallmon.verification.tiers import check_tier_figures
 from hallmon.verification.tools import (
     check_list_field_words,
     check_list_person,
@@ -307,7 +308,9 @@ class Verifier:
                     )
                     if person is not None:
                         checks = [*checks, person]
-                    measure = check_named_measures(claim.statement, calls)
+                    measure = check_named_measures(claim.statement, calls) or check_tier_figures(
+                        claim.statement, prepared.sources, calls
+                    )
                     if measure is not None:
                         checks = [*checks, measure]
                     polarity = (
