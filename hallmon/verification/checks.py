@@ -1696,7 +1696,8 @@ _STATE_CLAIM = re.compile(
     # "There's a known outage on the app", "The parent portal is having an outage": an outage
     # said, of a system or of a place ("there's no gas supply outage in your area")
     r"|\b(?:there\s+(?:is|are)|there['’]s|we['’]re\s+(?:having|experiencing|seeing)|"
-    r"(?:is|are)\s+(?:currently\s+)?(?:having|experiencing|suffering))\s+(?P<none>no\s+)?"
+    r"(?:is|are|has\s+been|have\s+been|['’]s\s+been)\s+(?:currently\s+)?(?:having|experiencing|"
+    r"suffering))\s+(?P<none>no\s+)?"
     r"(?:an?\s+|some\s+)?(?:(?:known|current|ongoing|major|national|wider|temporary|brief|"
     r"unexpected|planned|reported|local|gas|water|power|supply|service|network|system)\s+){0,3}"
     r"(?P<outage>outages?|disruption|power\s+cut)\b",

@@ -293,12 +293,14 @@ _MORE_FAMILIES: dict[str, tuple[str, ...]] = {
     "swap": ("swap", "switch", "exchang", "substitut"),
     # "I've skipped your December 15 delivery": `skip_shipment`
     "skip": ("skip",),
+    # "I've uploaded your corrected invoice": `customs.upload_document`, `attach_file`
+    "upload": ("upload", "attach"),
 }
 _MORE_VERBS = (
     r"(?:upgraded|downgraded|extended|renewed|prolonged|activated|enabled|reinstated|"
     r"rebooked|rescheduled|moved|resent|re-sent|reissued|reordered|reopened|resubmitted|restarted|"
     r"rebooted|redeployed|reverted|ordered|redirected|rerouted|re-routed|diverted|released|"
-    r"swapped|switched|exchanged|substituted|relocated|skipped|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
+    r"swapped|switched|exchanged|substituted|relocated|skipped|uploaded|attached|put\s+(?:through|in)(?=\s+(?:the|a|an|your)\b)|"
     # "I've secured his place with the £50 deposit": a booking
     r"secured(?=\s+(?:your|his|her|their|the|a|an)\s+(?:[\w-]+\s+)?(?:place|spot|seat|space|slot|"
     r"booking|reservation|room|table|ticket|berth|pitch)s?\b)|"

@@ -2581,3 +2581,13 @@ def test_an_outage_said_needs_telemetry_of_what_it_is_said_of() -> None:
     )
     backed = check_system_state("The parent portal is having an outage this morning.", [status])
     assert backed.passed is True, backed.detail
+
+
+def test_an_outage_said_in_the_present_perfect_is_read_against_telemetry() -> None:
+    # hand156-23 (held out): the status call says CDS is up
+    status = tool_source(
+        "Output:\nIntegrations 1: Name: HMRC CDS. State: up.", "tool:int.status:c2"
+    )
+    said = "HMRC's CDS has been having an outage this morning."
+    assert is_system_state_claim(said)
+    assert check_system_state(said, [status]).passed is False

@@ -3290,3 +3290,11 @@ def test_an_action_for_another_domain_name_than_the_calls() -> None:
     assert check_action(wrong, [sent]).passed is False
     right = "I've emailed the transfer code for brightfern.com to admin@brightfern.com."
     assert check_action(right, [sent]).passed is True
+
+
+def test_an_upload_claimed_after_its_call_timed_out() -> None:
+    # hand156-03 (held out)
+    upload = call("brokerportal.upload_document", {"error": "gateway_timeout"}, status="timeout")
+    said = "I've uploaded your corrected invoice INV-55102 to the declaration."
+    checks = ground_in_tools(_claim(said), [], [upload], [])
+    assert any(c.name == "action" and c.passed is False for c in checks)
