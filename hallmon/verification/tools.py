@@ -360,8 +360,11 @@ def _claim_dates(text: str) -> list[Quantity]:
 def _same_amounts(
     q: Quantity, fields: list[tuple[str, float, str | None]]
 ) -> list[tuple[str, float, str | None]]:
-    """The (key, value, currency) amount fields whose value is the claimed amount `q`'s."""
-    return [f for f in fields if any(abs(f[1] - x) <= max(0.005, q.tolerance) for x in q.values)]
+    """The (key, value, currency) amount fields whose value is the claimed amount `q`'s (a
+    deduction's negative amount, `amount_pence: -1500`, is said by its size: "a £15.00 fee")."""
+    return [
+        f for f in fields if any(abs(abs(f[1]) - x) <= max(0.005, q.tolerance) for x in q.values)
+    ]
 
 
 _GENERIC_KEY_WORDS = frozenset(
@@ -3609,6 +3612,7 @@ def check_list_field_words(
             if other == mine or other.rpartition(".")[0] != mine.rpartition(".")[0]:
                 continue
             # the other element's values the claim says, by key
+            # ("card_fees" is said "card fees")
             named = {
                 k
                 for k, v in fields
@@ -3616,7 +3620,7 @@ def check_list_field_words(
                 and _as_number(v) is None
                 and v.lower() not in own_values
                 and not _STATUS_KEY.search(k)
-                and v.lower() in claim_low
+                and v.lower().replace("_", " ") in claim_low.replace("_", " ")
             }
             for leaf, value in fields:
                 if named and not pointed:
@@ -3974,7 +3978,10 @@ _PRONOUN_SUBJECT = re.compile(
     r"^\W*(?:(?:the\s+)?(?:good|bad|better|great)\s+news\s+is(?:\s+that)?,?\s+|"
     r"(?:luckily|happily|unfortunately|sadly|however|so|and|but),?\s+)?"
     r"(?:it|it['’]s|this|that)\b(?!\s+(?:is|was|['’]s)\s+(?:worth|possible|likely|best|fine|ok|"
-    r"okay|important|free|easy|normal|usual|common|why|because|what|how))",
+    r"okay|important|free|easy|normal|usual|common|why|because|what|how))"
+    # "That's £7,932.35 across the three": a total said, no one element
+    r"(?!(?:['’]s|\s+is|\s+was|\s+comes\s+to|\s+makes)\s+(?:[£$€]|\d|a\s+total|all|everything|"
+    r"about|around|roughly|just|only|in\s+total))",
     re.I,
 )
 

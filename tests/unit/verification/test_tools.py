@@ -3298,3 +3298,24 @@ def test_an_upload_claimed_after_its_call_timed_out() -> None:
     said = "I've uploaded your corrected invoice INV-55102 to the declaration."
     checks = ground_in_tools(_claim(said), [], [upload], [])
     assert any(c.name == "action" and c.passed is False for c in checks)
+
+
+def test_a_deductions_size_a_total_said_after_the_list_and_a_name_with_underscores() -> None:
+    # hand161-11, hand161-01 (held out)
+    batch = call(
+        "settlements.get",
+        {"batch_id": "SB-0447", "deductions": [
+            {"type": "card_fees", "amount_pence": -6189},
+            {"type": "dispute_fee", "dispute_id": "DP-65990", "amount_pence": -1500},
+        ]},
+    )  # fmt: skip
+    fee = check_tool_facts("Batch SB-0447 has a £15.00 fee for dispute DP-65990.", [batch])
+    assert fee is not None and fee.passed is True
+    sentence = "From that came £61.89 in card fees and a £15.00 fee for dispute DP-65990."
+    said = "From that came £61.89 in card fees"
+    assert check_list_field_words(said, sentence, [batch]) is None
+    payouts = call("payouts.list", {"payouts": [{"payout_id": "PO-77251", "amount_pence": 312980}]})
+    answer = "PO-77251 for £3,129.80 is on its way now. That's £7,932.35 across the three."
+    total = "That's £7,932.35 across the three."
+    c = Claim(id="c2", text=total, span=Span(start=answer.index(total), end=len(answer)))
+    assert with_antecedent(c, answer, [payouts]).implicit_subject is None
