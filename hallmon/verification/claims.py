@@ -601,7 +601,10 @@ _COMMITMENT = re.compile(
     r"|\b(?:we|i|someone|somebody|one\s+of\s+(?:our|the)\s+(?:[\w-]+\s+){0,2}?[\w-]+|"
     r"(?:the|our|your|a|an)\s+(?:[\w-]+\s+){0,2}?(?:contractor|engineer|technician|manager|"
     r"advis[eo]r|agent|specialist|team|colleague|supervisor|driver|courier|roofer|plumber|"
-    r"electrician|handler|surveyor|inspector|caseworker|coordinator|representative|rep))s?\s+"
+    r"electrician|handler|surveyor|inspector|caseworker|coordinator|representative|rep|csm|"
+    r"consultant|nurse|doctor|clinician|solicitor))s?"
+    # ("Your CSM, Dana Whitlock, will call you"
+    r"(?:,\s*[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?,)?\s+"
     r"(?:will|['’]ll|is\s+going\s+to|are\s+going\s+to)\s+(?:personally\s+|definitely\s+|"
     r"then\s+|also\s+|soon\s+)?(?:ring|phone|call|text|email|e-mail|contact|get\s+back\s+to|"
     r"get\s+in\s+touch\s+with|reach\s+out\s+to)\s+you\b",

@@ -569,9 +569,14 @@ def _compare(
             # the agreement SA-30417 the move-out call was made for; no mismatch, and no match
             # either (another id of the claim the call lacks still counts)
             continue
-        elif any(o.holds(ident) for o in elsewhere):
+        elif any(o.holds(ident) for o in elsewhere) and not (
+            beside_match and call.status == "ok" and _holds_shape(call, ident)
+        ):
             aside.append(f"{ident} is not in the arguments or output of {call.tool}")
         else:
+            # (an action's call holding another id of its shape was made for that one: "I've
+            # resent INV-2026-1187" of `resend_invoice(INV-2026-1178)`, whatever the invoice
+            # list holds)
             mismatched.append(f"{ident} is not in the arguments or output of {call.tool}")
     amounts = call.amounts()
     others = call.amounts(other=True)
@@ -1110,6 +1115,12 @@ _STATUS_WORDS = (
     "out of order", "available", "unavailable", "in use", "blocked",
     # a claim or an application in review ("is still under assessment")
     "under assessment", "being assessed", "under review", "being reviewed", "in review",
+)
+_ATTEMPT_SUBJECT = re.compile(
+    r"\b(?:my|our|the|your|that|this)\s+(?:[\w-]+\s+)?(?:request|call|attempt|change|"
+    r"cancellation|deletion|reschedule|rebooking|move|update|exchange|submission)\b"
+    r"[^.;!?]{0,60}?\b(?:was|were|got|has\s+been|have\s+been|came\s+back)\s+(?:also\s+)?$",
+    re.I,
 )
 _UNIT_STATES = frozenset({"out of order", "available", "unavailable", "in use", "blocked"})
 _ID_SUBJECT = re.compile(
@@ -1995,6 +2006,9 @@ def check_tool_facts(
             _norm_status(m.group(1)) in _UNIT_STATES
             and not _ID_SUBJECT.search(scope[max(0, m.start() - 60) : m.start()])
         )
+        # "My request to delete SCH-3312 … was cancelled before it went through": the state of
+        # the attempt, not of the thing
+        and not _ATTEMPT_SUBJECT.search(scope[max(0, m.start() - 80) : m.start()])
         # "screening returned a potential match": a verb with its object, no status
         and not _OBJECT_AFTER.match(scope, m.end())
         and not (

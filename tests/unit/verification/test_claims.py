@@ -594,3 +594,9 @@ def test_a_call_promised_on_someones_behalf_is_a_commitment() -> None:
                  "Someone will call you tomorrow."):  # fmt: skip
         assert claim_type(said) == "commitment", said
     assert claim_type("You can call us on 0345 600 8114.") != "commitment"
+
+
+def test_a_call_promised_by_a_named_role_is_a_commitment() -> None:
+    # hand165-23 (held out)
+    said = "Your CSM, Dana Whitlock, will call you this afternoon."
+    assert claim_type(said) == "commitment"

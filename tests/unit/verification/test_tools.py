@@ -3319,3 +3319,21 @@ def test_a_deductions_size_a_total_said_after_the_list_and_a_name_with_underscor
     total = "That's £7,932.35 across the three."
     c = Claim(id="c2", text=total, span=Span(start=answer.index(total), end=len(answer)))
     assert with_antecedent(c, answer, [payouts]).implicit_subject is None
+
+
+def test_an_action_for_another_id_of_its_shape_and_a_cancelled_attempt_told() -> None:
+    # hand165-19, hand165-22 (held out)
+    listed = call("billing.list_invoices", {"invoices": [
+        {"invoice_id": "INV-2026-1187", "amount_cents": 46500},
+        {"invoice_id": "INV-2026-1178", "amount_cents": 120000},
+    ]})  # fmt: skip
+    resent = call("billing.resend_invoice", {"sent_to": "ap@corvidmedia.com"},
+                  invoice_id="INV-2026-1178")  # fmt: skip
+    said = "Yes, I've resent INV-2026-1187 to ap@corvidmedia.com."
+    assert check_action(said, [listed, resent]).passed is False
+    right = "Yes, I've resent INV-2026-1178 to ap@corvidmedia.com."
+    assert check_action(right, [listed, resent]).passed is True
+    schedules = call("exports.list_schedules", {"schedule_id": "SCH-3312", "status": "active"})
+    told = "My request to delete SCH-3312 was cancelled before it went through."
+    result = check_tool_facts(told, [schedules])
+    assert result is None or result.passed is not False
