@@ -1122,6 +1122,13 @@ _ATTEMPT_SUBJECT = re.compile(
     r"[^.;!?]{0,60}?\b(?:was|were|got|has\s+been|have\s+been|came\s+back)\s+(?:also\s+)?$",
     re.I,
 )
+_ATTEMPT_TOLD = re.compile(
+    r"\b(?:request|call|attempt|change|move|reschedule|rebooking|exchange|cancellation|deletion|"
+    r"update|transfer)\b[^.;!?]{0,80}?\b(?:was|were|got|has\s+been|came\s+back)\s+(?:\w+\s+)?"
+    r"(?:cancell?ed|canceled|stopped|withdrawn|rejected|declined|refused|aborted)\b"
+    r"|\bI\s+(?:stopped|withdrew|called\s+off|held\s+off\s+on)\s+the\b",
+    re.I,
+)
 _UNIT_STATES = frozenset({"out of order", "available", "unavailable", "in use", "blocked"})
 _ID_SUBJECT = re.compile(
     r"[\w-]*\d[\w-]*\s+(?:is|are|was|were|['’]s)\s+(?:now\s+|still\s+|currently\s+|already\s+)?$",
@@ -2062,6 +2069,10 @@ def check_tool_facts(
         others = [
             c for c in calls if c.source_id != call.source_id and (c.status == "ok" or c in whole)
         ]
+        if _ATTEMPT_TOLD.search(claim_text):
+            # "The move to Friday 11 December … was cancelled, so nothing has changed": what
+            # the failed call was asked for is what the claim reports of it
+            others += [c for c in calls if c.status != "ok" and c not in others]
         m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]

@@ -3337,3 +3337,17 @@ def test_an_action_for_another_id_of_its_shape_and_a_cancelled_attempt_told() ->
     told = "My request to delete SCH-3312 was cancelled before it went through."
     result = check_tool_facts(told, [schedules])
     assert result is None or result.passed is not False
+
+
+def test_the_date_a_stopped_attempt_was_for_is_what_the_claim_reports_of_it() -> None:
+    # hand163-20, hand160-23 (held out)
+    booked = call("appointments.get", {"appointment": "AP-77", "start": "2026-12-10T09:15:00Z"})
+    moved = call("appointments.reschedule", {"error": "cancelled"}, status="cancelled",
+                 appointment="AP-77", new_start="2026-12-11T14:00:00Z")  # fmt: skip
+    told = ("The move of AP-77 to Friday 11 December was cancelled before it could be confirmed, "
+            "so AP-77 is still on Thursday 10 December.")  # fmt: skip
+    result = check_tool_facts(told, [booked, moved])
+    assert result is not None and result.passed is True
+    claimed = "AP-77 is now on Friday 11 December."
+    wrong = check_tool_facts(claimed, [booked, moved])
+    assert wrong is not None and wrong.passed is False
