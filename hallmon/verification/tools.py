@@ -3673,7 +3673,8 @@ def check_list_field_words(
                 hit = sorted(
                     w
                     for w in (theirs - own_words - plain) & claimed
-                    if not status or _said_as_state(claim_low, w)
+                    if not status
+                    or (_said_as_state(claim_low, w) and not _RULE_SAID.search(claim_low))
                 )
                 own_said = {stem(w) for w in re.findall(r"[a-z]{4,}", ours.lower())} & claimed
                 if hit and not own_said - theirs:
@@ -3685,6 +3686,10 @@ def check_list_field_words(
                         f"({call.source_id}): mismatch",
                     )
     return None
+
+
+# "no result is released until they have": a rule, no element's state
+_RULE_SAID = re.compile(r"\b(?:no|never|until|unless|only|once|if|whenever)\b")
 
 
 def _said_as_state(low: str, word_stem: str) -> bool:

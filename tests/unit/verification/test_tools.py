@@ -3351,3 +3351,22 @@ def test_the_date_a_stopped_attempt_was_for_is_what_the_claim_reports_of_it() ->
     claimed = "AP-77 is now on Friday 11 December."
     wrong = check_tool_facts(claimed, [booked, moved])
     assert wrong is not None and wrong.passed is False
+
+
+def test_a_rule_said_with_a_state_word_is_no_elements_state() -> None:
+    # hand163-08 (held out): "no result is released until they have" is the portal's rule
+    results = call(
+        "results.list",
+        {"results": [
+            {"name": "full blood count", "status": "released"},
+            {"name": "histology", "ref": "HS-2291", "status": "awaiting_consultant_review"},
+        ]},
+    )  # fmt: skip
+    sentence = (
+        "Histology HS-2291 is with the consultant, and no result is released until they have."
+    )
+    said = "no result is released until they have."
+    assert check_list_field_words(said, sentence, [results]) is None
+    plain = "HS-2291 is released too."
+    wrong = check_list_field_words(plain, plain, [results])
+    assert wrong is not None and wrong.passed is False
