@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from hallmon.schemas import CheckResult
+from hallmon.verification.checks import MAX_CLAIM_FIGURES
 from hallmon.verification.numbers import Quantity, extract_quantities
 from hallmon.verification.text import content_tokens
 from hallmon.verification.tools import ToolCall
@@ -35,7 +36,6 @@ _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _PART_OF_NAME = re.compile(r"[A-Za-z-][\d.]+|[\d.]+(?:st|nd|rd|th|[A-Za-z]*-)", re.I)
 _TIME_UNITS = frozenset({"days", "weeks", "months", "years", "hours", "minutes", "seconds"})
 _BEFORE_CHARS = 40
-MAX_CLAIM_FIGURES = 64  # as the number check reads
 _MAX_FIELD_CHARS = 24
 
 
@@ -109,7 +109,7 @@ def check_named_measures(claim_text: str, calls: Sequence[ToolCall]) -> CheckRes
     if not keyed:
         return None
     # (a sentence-sized claim states a handful of figures; thousands, in hostile input, would
-    # make each of them a scan of the whole claim)
+    # make each of them a scan of the whole claim: as many as the number check reads)
     figures = extract_quantities(claim_text, True)[:MAX_CLAIM_FIGURES]
     for q in figures:
         if q.kind not in ("number", "percent") or len(q.values) != 1 or q.unit in _TIME_UNITS:

@@ -1097,6 +1097,7 @@ def _other_counts(claim_text: str, call: ToolCall) -> list[str]:
 # --- facts read from tool output ----------------------------------------------------------------
 
 # fmt: off
+_UNIT_STATE_WORDS = ("out of order", "available", "unavailable", "in use", "blocked")
 _STATUS_WORDS = (
     # (before "on its way": the longer alternative first)
     "on its way back", "on the way back",
@@ -1112,7 +1113,7 @@ _STATUS_WORDS = (
     "waiting for your approval", "awaiting payment", "awaiting your payment",
     "waiting for payment", "waiting for your payment",
     # a unit's or a card's state ("PHT-22-2 is available" of `status: out_of_order`)
-    "out of order", "available", "unavailable", "in use", "blocked",
+    *_UNIT_STATE_WORDS,
     # a claim or an application in review ("is still under assessment")
     "under assessment", "being assessed", "under review", "being reviewed", "in review",
 )
@@ -1129,7 +1130,7 @@ _ATTEMPT_TOLD = re.compile(
     r"|\bI\s+(?:stopped|withdrew|called\s+off|held\s+off\s+on)\s+the\b",
     re.I,
 )
-_UNIT_STATES = frozenset({"out of order", "available", "unavailable", "in use", "blocked"})
+_UNIT_STATES = frozenset(_UNIT_STATE_WORDS)
 _ID_SUBJECT = re.compile(
     r"[\w-]*\d[\w-]*\s+(?:is|are|was|were|['’]s)\s+(?:now\s+|still\s+|currently\s+|already\s+)?$",
     re.I,
@@ -3496,13 +3497,19 @@ def _has_date(values: Iterable[str], said: set[str]) -> bool:
                for d in said)  # fmt: skip
 
 
+def _id_said(view: _ListView, prefix: str, low: str) -> str | None:
+    """The first id-like value (with a digit) of a list element that a lower-cased text
+    says, or None."""
+    return next(
+        (i for i in view.names.get(prefix, ()) if any(ch.isdigit() for ch in i) and i in low),
+        None,
+    )
+
+
 def _anchored(view: _ListView, prefix: str, low: str, said: set[str]) -> bool:
     """Whether a sentence (`low`, lower case; `said`, its dates) names a list element by an
     id-like value of its own or by its date."""
-    ids = view.names.get(prefix, ())
-    return any(i in low for i in ids if any(ch.isdigit() for ch in i)) or _has_date(
-        view.values[prefix], said
-    )
+    return _id_said(view, prefix, low) is not None or _has_date(view.values[prefix], said)
 
 
 # Words of a key path that say nothing of a person's role ("approver.name", "guide.full_name")
@@ -3616,7 +3623,7 @@ def check_list_field_words(
     that also says its own element's value, or names the other element, is left alone. None
     when no such words are said."""
     claim_low = claim_text.lower()
-    claimed = {stem(w) for w in re.findall(r"[a-z]{4,}", claim_low)}
+    claimed = _long_stems(claim_low)
     for call in calls:
         if call.status != "ok":
             continue
@@ -3666,7 +3673,7 @@ def check_list_field_words(
                     or _NAME_VALUE.fullmatch(value.lower())
                 ):
                     continue
-                theirs = {stem(w) for w in re.findall(r"[a-z]{4,}", value.lower())}
+                theirs = _long_stems(value.lower())
                 # (a status's own words are what it says, after a verb: "Intermezzo is ready
                 # too", "was satisfactory"; not "an average moisture content")
                 plain = frozenset() if status else _STATUS_CARRIER_STEMS
@@ -3676,7 +3683,7 @@ def check_list_field_words(
                     if not status
                     or (_said_as_state(claim_low, w) and not _RULE_SAID.search(claim_low))
                 )
-                own_said = {stem(w) for w in re.findall(r"[a-z]{4,}", ours.lower())} & claimed
+                own_said = _long_stems(ours.lower()) & claimed
                 if hit and not own_said - theirs:
                     return CheckResult(
                         name="tool_fact",
@@ -3686,6 +3693,11 @@ def check_list_field_words(
                         f"({call.source_id}): mismatch",
                     )
     return None
+
+
+def _long_stems(low: str) -> set[str]:
+    """The stems of a lower-cased text's words of 4 letters or more."""
+    return {stem(w) for w in re.findall(r"[a-z]{4,}", low)}
 
 
 # "no result is released until they have": a rule, no element's state
@@ -3707,11 +3719,7 @@ def _elements_named(view: _ListView, sentence: str, claim: str = "") -> list[str
     """The list elements a sentence names: by an id-like value or date of their own, or by a
     name no other element holds ("Intermezzo", "4 Keel Row", "YE70 BLM")."""
     low = sentence.lower()
-    by_id = {
-        p
-        for p, ids in view.names.items()
-        if any(i in low for i in ids if any(ch.isdigit() for ch in i))
-    }
+    by_id = {p for p in view.names if _id_said(view, p, low) is not None}
     # (a date every element has names none: "on Monday 30 November" of two items found then)
     by_date = set()
     for day in _dates_said(sentence):
@@ -4026,18 +4034,19 @@ def with_antecedent(claim: Claim, answer_text: str, calls: Sequence[ToolCall]) -
     if _identifiers(claim.text):
         return claim
     before = sentence_before(answer_text, claim.span.start)
+    low = before.lower()
     named = {
         v
         for call in calls
         if call.status == "ok"
         for names in _list_view(call).names.values()
         for v in names
-        if any(ch.isdigit() for ch in v) and v in before.lower()
+        if any(ch.isdigit() for ch in v) and v in low
     }
     if len(named) != 1:
         return claim
     (name,) = named
-    at = before.lower().find(name)
+    at = low.find(name)
     return claim.model_copy(update={"implicit_subject": before[at : at + len(name)]})
 
 
