@@ -70,6 +70,7 @@ from hallmon.verification.text import (
 )
 from hallmon.verification.units import converted_from
 from hallmon.verification.user_days import check_user_days
+from hallmon.verification.windows import check_window_said
 
 __all__ = [
     "card_ending_before",
@@ -3207,6 +3208,7 @@ def run_checks(
         check_record(text, record_facts),
         check_hours(text, hours),
         check_day_range(text, sources),
+        check_window_said(claim, answer_text, today),
     )
     results += [r for r in optional if r is not None]  # each None where it does not apply
     return results

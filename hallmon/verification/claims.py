@@ -361,6 +361,35 @@ _YES_NO = re.compile(
 )
 
 
+# An offer, on the user's wish, to send what is already on file or the same request again ("I
+# can send them over if you'd like to see them", "just say the word and I'll send the request
+# again"): what the agent would do next, granting nothing. The objects are a closed list, so
+# an offer of a replacement, a refund or a voucher stays a commitment.
+_OFFER_OBJECT = (
+    r"(?:them|it|those|these|that|this|(?:a\s+|the\s+)?cop(?:y|ies)|the\s+(?:[\w-]+\s+)?"
+    r"(?:photos?|pictures?|images?|details|link|receipts?|invoices?|documents?|forms?|report|"
+    r"breakdown|confirmation|statement|summary|instructions|steps|request|application|email|"
+    r"message|reminder))"
+)
+_OFFER_DO = (
+    r"(?:send|re-?send|e-?mail|forward|share|re-?submit|submit)\s+(?:you\s+)?"
+    rf"{_OFFER_OBJECT}(?:\s+(?:over|across|through|again|to\s+you|by\s+e-?mail))*"
+)
+_OFFER_IF_LIKED = (
+    r"if\s+you(?:['’]d|\s+would)\s+like(?:\s+to\s+(?:see|have|check|read|keep)\s+"
+    r"(?:them|it|those|these|a\s+copy))?"
+)
+_ROUTINE_OFFER = re.compile(
+    r"^(?:(?:just\s+)?(?:say\s+the\s+word|let\s+(?:me|us)\s+know)\s*,?\s+and\s+(?:i|we)"
+    rf"(?:['’]ll|\s+will|\s+can)\s+{_OFFER_DO}"
+    r"|(?:and\s+)?(?:i|we)(?:\s+can|\s+could|['’]d\s+be\s+happy\s+to|\s+would\s+be\s+happy\s+to|"
+    rf"['’]m\s+happy\s+to|\s+am\s+happy\s+to)\s+(?:also\s+)?{_OFFER_DO}\s*,?\s+{_OFFER_IF_LIKED}"
+    rf"|{_OFFER_IF_LIKED},\s+(?:i|we)\s+(?:can|could)\s+(?:also\s+)?{_OFFER_DO})"
+    r"\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
 _NEVER_POLITE = ("action", "commitment", "system_state")
 """Types a segment keeps even inside courtesy ("Thanks for waiting while I cancelled it")."""
 
@@ -371,7 +400,9 @@ def _skip_reason(seg: str) -> SkipReason | None:
         return "formatting"
     if _GREETING.match(stripped):
         return "greeting"
-    if _courtesy(stripped) and claim_type(stripped) not in _NEVER_POLITE:
+    if _ROUTINE_OFFER.match(stripped) or (
+        _courtesy(stripped) and claim_type(stripped) not in _NEVER_POLITE
+    ):
         return "politeness"
     if stripped.endswith("?"):
         return "question"
@@ -761,6 +792,10 @@ def extract_claims(text: str) -> ClaimExtraction:
         if _ABOUT_CONTEXT.match(text[start:end]):
             # Whole, before atomic splitting: "... based on the passages and may not be complete."
             skipped.append(_skipped(text, start, end, "about_context"))
+            continue
+        if _ROUTINE_OFFER.match(text[start:end]):
+            # Whole, before atomic splitting would cut "Just say the word | and I'll send it".
+            skipped.append(_skipped(text, start, end, "politeness"))
             continue
         if _YES_NO.match(text[start:end]):
             # A bare "Yes." / "No." says nothing alone: it is folded into the claim after it.

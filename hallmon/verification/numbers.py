@@ -210,14 +210,15 @@ _ISO_DATETIME = re.compile(
     r"(?::\d{2}(?:\.\d+)?)?(?P<zone>Z|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2}))?(?![\d:])"
 )
 # "on 11/30", "by 12/5": a month and day without a year, after a word that takes a date (a
-# bare "3/4" is a fraction, "24/7" a phrase)
+# bare "3/4" is a fraction, "24/7" a phrase, also after a word that takes a date: "for 24/7
+# recording")
 _SHORT_NUMERIC_DATE = re.compile(
     r"\b(?:on|by|from|until|till|through|thru|before|after|since|due|starting|ending|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)\s+"
-    r"(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
+    r"(?!24/7(?!\d))(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
     # "your 12/09 appointment": after "your"/"the" only with a two-digit part ("the 3/4
     # mark" is a fraction)
-    r"|\b(?:your|the|this|next|that|for)\s+(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
+    r"|\b(?:your|the|this|next|that|for)\s+(?!24/7(?!\d))(?=\d{1,2}/\d{2}(?!\d)|\d{2}/\d)"
     r"(?P<a2>\d{1,2})/(?P<b2>\d{1,2})(?![\d/]|\.\d)",
     re.I,
 )
@@ -2251,8 +2252,15 @@ _ALL_OF = re.compile(
     # ("£15 for each of the other two")
     r"\b(?:all|each\s+of\s+the)\s+(?:other\s+|remaining\s+)?(?P<n>\d{1,2}|"
     + "|".join(_COUNT_WORDS)
+    # "the four would come to $299.96", "for the two of you": a count of the things or the
+    # people just named
+    + r")\b|\b(?:the|these|those)\s+(?:other\s+|remaining\s+)?(?P<m>"
+    + "|".join(_COUNT_WORDS)
+    # ("$556.00 extra for the two of you")
+    + r")(?=\s+(?:would|will|come|comes|cost|costs|together|total|make|add)\b"
+    + r"|\s+of\s+(?:you|us|them)\b)"
     # a price "each way" taken for a return trip: twice
-    + r")\b|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket)|"
+    + r"|\b(?P<both>both|each\s+way|return\s+(?:trip|journey|crossing|fare|ticket)|"
     # "for your journey in and back home", "there and back", "to and from work"
     r"in\s+and\s+back|there\s+and\s+back|out\s+and\s+back|to\s+and\s+from)\b",
     re.I,
@@ -2267,7 +2275,7 @@ def counts_in(text: str) -> tuple[int, ...]:
         if m.groupdict().get("both"):
             out.add(2)
             continue
-        word = m.group("n").lower()
+        word = (m.group("n") or m.groupdict().get("m") or "").lower()
         n = int(word) if word.isdigit() else _COUNT_WORDS[word]
         if 2 <= n <= 20:
             out.add(n)

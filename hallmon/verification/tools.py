@@ -44,6 +44,7 @@ from hallmon.verification.checks import (
     _identifiers,
     _names,
     _sentences_of,
+    backed_figures,
     card_ending_before,
     injected_text,
     needs_action_check,
@@ -530,6 +531,44 @@ def _linked(call: ToolCall, other: ToolCall) -> bool:
     return any(v in ids for _, v in other.fields if _ID_VALUE.match(v))
 
 
+# A field that counts things ("guests": 2, "nights": 7, "quantity": 4)
+_COUNT_LEAF = re.compile(
+    r"^(?:guests|nights|days|quantity|qty|passengers|travell?ers|seats|tickets|units|items|"
+    r"participants|adults|children|people|sessions|lessons|weeks|months)(?:_count)?$",
+    re.I,
+)
+
+
+def _count_fields(call: ToolCall, elsewhere: Sequence[ToolCall]) -> tuple[int, ...]:
+    """The small counts (2-20) the count fields of the calls hold, at most three."""
+    held = {
+        int(v)
+        for c in (call, *elsewhere)
+        for k, v in c.fields
+        if v.isdigit() and len(v) <= 2 and _COUNT_LEAF.match(k.rsplit(".", 1)[-1])
+    }
+    return tuple(sorted(n for n in held if 2 <= n <= 20))[:3]
+
+
+_AMOUNT_WORDS = frozenset(
+    {
+        *("amount", "cents", "pence", "minor", "value"),
+        *("usd", "eur", "gbp", "cad", "aud", "nzd", "chf", "jpy", "sek", "nok", "dkk", "pln"),
+    }
+)
+
+
+def _names_amount_field(text: str, q: Quantity, call: ToolCall) -> bool:
+    """Whether a word just before the amount names one of the call's amount fields ("pays a
+    net €69,430" of `net_position_cents`): that field's value is what the amount is, not
+    something the answer's other figures may work out."""
+    before = set(re.findall(r"[a-z]+", text[max(0, q.start - 30) : q.start].lower())[-3:])
+    return any(
+        before & (set(re.findall(r"[a-z]+", key.rsplit(".", 1)[-1].lower())) - _AMOUNT_WORDS)
+        for key, _, _ in call.amounts()
+    )
+
+
 def _compare(
     claim_text: str,
     call: ToolCall,
@@ -537,6 +576,7 @@ def _compare(
     stated: Sequence[Quantity] = (),
     *,
     beside_match: bool = True,
+    also: Sequence[Quantity] = (),
 ) -> tuple[list[str], list[str], list[str]]:
     """(matched, mismatched, aside) descriptions of the claim's ids, amounts and dates against
     the call's fields. `aside` are the mismatches something else explains, which count only
@@ -595,7 +635,9 @@ def _compare(
     claimed = [q for q in figures if is_money(q) and q.values] if amounts else []
     primary = [q for q in claimed if same_as(q, amounts)]
     stated_money = [p for p in stated if is_money(p)]
-    counts = counts_in(claim_text)
+    # counts the claim states, then those the calls' count fields hold ("guests": 2), as the
+    # number check reads them
+    counts = tuple(dict.fromkeys(counts_in(claim_text) + _count_fields(call, elsewhere)))
     # what a fact's amount may be worked out from (read once per call, not once per amount):
     # the claim's figures, then the calls' amounts before the policy's, as a derivation reads
     # only the first few figures of each kind
@@ -653,11 +695,14 @@ def _compare(
                     *stated_money,
                 ],
                 counts=counts,
+                also=() if _names_amount_field(bare, q, call) else also,
             )
             is not None
         ):
             # a fact's amount the answer works out from the calls' and the policy's figures
-            # ("the remaining 15%, £2,760.00" of the invoice's `face_value`)
+            # ("the remaining 15%, £2,760.00" of the invoice's `face_value`), also from one the
+            # answer worked out before ("… come to $8,420.75. … the $1,000 deductible comes off,
+            # so the payment would be $7,420.75")
             continue
         elif not beside_match and same_as(q, others):
             # a fact's amount in a field that is money by its currency suffix alone
@@ -1965,7 +2010,10 @@ _INCIDENT_KEY = re.compile(r"incident|outage|issue|problem|disruption|fault|aler
 
 
 def check_tool_facts(
-    claim_text: str, calls: Sequence[ToolCall], stated: Sequence[Quantity] = ()
+    claim_text: str,
+    calls: Sequence[ToolCall],
+    stated: Sequence[Quantity] = (),
+    also: Sequence[Quantity] = (),
 ) -> CheckResult | None:
     """Status words, carriers, amounts and dates of a claim about what a tool returned,
     compared with its fields. None when the claim is about no tool output or names no field.
@@ -2074,7 +2122,7 @@ def check_tool_facts(
             # "The move to Friday 11 December … was cancelled, so nothing has changed": what
             # the failed call was asked for is what the claim reports of it
             others += [c for c in calls if c.status != "ok" and c not in others]
-        m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False)
+        m, mm, aa = _compare(claim_text, call, others, stated, beside_match=False, also=also)
         matched += [x for x in m if x not in idents]
         mismatched += [x for x in mm if " is not in the arguments" not in x]
         aside += [x for x in aa if " is not in the arguments" not in x]
@@ -4051,10 +4099,15 @@ def with_antecedent(claim: Claim, answer_text: str, calls: Sequence[ToolCall]) -
 
 
 def ground_in_tools(
-    claim: Claim, checks: list[CheckResult], calls: Sequence[ToolCall], sources: Sequence[Source]
+    claim: Claim,
+    checks: list[CheckResult],
+    calls: Sequence[ToolCall],
+    sources: Sequence[Source],
+    answer_text: str = "",
 ) -> list[CheckResult]:
     """`checks` with the action check done on the structured calls, and the tool-fact and
-    exception checks added where they apply."""
+    exception checks added where they apply. `answer_text` (the whole answer) holds the
+    figures the claim's arithmetic may start from beyond its own."""
     out = [c for c in checks if c.name != "action"]
     # The statement, with the subject a coordinated predicate shares ("[Your order A-1] should
     # arrive on December 3"), so the claim finds the call it is about.
@@ -4062,7 +4115,15 @@ def ground_in_tools(
     # must hold)
     text = without_citation_markers(claim.statement)
     stated = _stated(tuple(s.text for s in sources if s.kind in ("document", "memory")))
-    fact = check_tool_facts(text, calls, stated)
+    # the answer's grounded figures outside the claim (`checks.backed_figures`, cached)
+    also = tuple(
+        a
+        for a in (
+            backed_figures(answer_text, tuple(s.text for s in sources)) if answer_text else ()
+        )
+        if not claim.span.start <= a.start < claim.span.end
+    )
+    fact = check_tool_facts(text, calls, stated, also)
     if fact is None:
         fact = check_reported_failure(text, calls) or _nothing_done(text, calls)
     if fact is None:

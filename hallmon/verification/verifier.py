@@ -294,6 +294,7 @@ class Verifier:
                         checks,
                         calls,
                         prepared.sources,
+                        response.text,
                     )
                     sentence = sentence_around(response.text, claim.span.start, claim.span.end)
                     person = (

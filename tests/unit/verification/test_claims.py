@@ -600,3 +600,31 @@ def test_a_call_promised_by_a_named_role_is_a_commitment() -> None:
     # hand165-23 (held out)
     said = "Your CSM, Dana Whitlock, will call you this afternoon."
     assert claim_type(said) == "commitment"
+
+
+@pytest.mark.parametrize(
+    "offer",
+    [
+        # hand164-02, hand152-12 (held out): an offer to send what is on file, on the user's wish
+        "I can send them over if you'd like to see them.",
+        "Just say the word and I'll send the request again.",
+        "If you'd like, I can email you a copy.",
+    ],
+)
+def test_an_offer_to_send_what_is_on_file_is_not_a_claim(offer: str) -> None:
+    result = extract_claims(f"Your refund was issued on 2 June. {offer}")
+    assert [c.text for c in result.claims] == ["Your refund was issued on 2 June."]
+
+
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "I can send you a replacement if you'd like.",
+        "Just say the word and I'll send a £20 voucher.",
+        "If you'd like, I can waive the fee.",
+    ],
+)
+def test_an_offer_that_grants_something_stays_a_commitment(offer: str) -> None:
+    result = extract_claims(f"Your refund was issued on 2 June. {offer}")
+    assert len(result.claims) == 2
+    assert result.claims[1].type == "commitment"

@@ -3370,3 +3370,74 @@ def test_a_rule_said_with_a_state_word_is_no_elements_state() -> None:
     plain = "HS-2291 is released too."
     wrong = check_list_field_words(plain, plain, [results])
     assert wrong is not None and wrong.passed is False
+
+
+def test_an_amount_worked_out_from_one_the_answer_worked_out_before_is_no_mismatch() -> None:
+    # hand167-01 (held out): the total of the line items is said in the sentence before
+    estimate = call(
+        "claims.get_estimate",
+        {
+            "policy": {"plan": "Standard"},
+            "line_items": [{"amount_usd": 1240.0}, {"amount_usd": 2865.5}, {"amount_usd": 4315.25}],
+        },
+        claim_id="HC-26-211905",
+    )
+    policy = Source(source_id="plan", kind="document", text="The deductible is $1,000 per claim.")
+    rendered = Source(
+        source_id="tool:claims.get_estimate:c1",
+        kind="tool_result",
+        text="Line items: amount usd 1240.0; amount usd 2865.5; amount usd 4315.25.",
+    )
+    answer = (
+        "The covered items are $1,240.00, $2,865.50 and $4,315.25, which come to $8,420.75. "
+        "Your Standard plan's $1,000 deductible comes off once, so the payment would be {}."
+    )
+
+    def tool_fact(paid: str) -> CheckResult | None:
+        text = answer.format(paid)
+        start = text.index("Your Standard")
+        claim = Claim(id="c2", text=text[start:], span=Span(start=start, end=len(text)))
+        checks = ground_in_tools(claim, [], [estimate], [policy, rendered], text)
+        return next((c for c in checks if c.name == "tool_fact"), None)
+
+    right = tool_fact("$7,420.75")
+    assert right is None or right.passed is not False, right
+    wrong = tool_fact("$7,520.75")
+    assert wrong is not None and wrong.passed is False
+
+
+def test_a_total_for_the_people_a_count_field_holds_is_no_mismatch() -> None:
+    # hand170-01 (held out): "for the two of you", and "in total" of a booking for 2 guests
+    booking = call(
+        "bookings.get", {"booking_id": "SR-4", "guests": 2, "fare_per_guest_usd": 1189.0}
+    )
+    quote = call(
+        "cabins.quote_change",
+        {"options": [{"cabin": "9102", "fare_per_guest_usd": 1512.0}], "change_fee_usd": 0.0},
+    )
+    said = "Cabin 9102 is $1,512.00 per guest, $323.00 more each, or {} in total."
+    for total, ok in (("$646.00", True), ("$656.00", False)):
+        result = check_tool_facts(said.format(total), [booking, quote])
+        assert (result is None or result.passed is not False) is ok, (total, result)
+
+
+def test_an_amount_said_as_a_named_field_is_that_fields_value() -> None:
+    # hand27-13 (calib): "a net €69,430.00" of `net_position_cents`, however the answer's
+    # other figures might add up to it
+    position = call(
+        "nettinghub.get_position",
+        {"cycle": "NC-12", "payables_total_cents": 4700000, "net_position_cents": -1840000},
+    )
+    rendered = Source(
+        source_id="tool:nettinghub.get_position:c1",
+        kind="tool_result",
+        text="Payables total: 47000.00 EUR. Excluded invoice: 5000.00 EUR. Net: -18400.00 EUR.",
+    )
+    answer = "NL-014 owes €47,000.00 and the disputed invoice is €5,000.00. "
+    for net, ok in (("€18,400.00", True), ("€23,400.00", False)):
+        text = answer + f"For NC-12, NL-014 pays a net {net} on 11 December."
+        start = text.index("For NC-12")
+        claim = Claim(id="c2", text=text[start:], span=Span(start=start, end=len(text)))
+        checks = ground_in_tools(claim, [], [position], [rendered], text)
+        fact = next(c for c in checks if c.name == "tool_fact")
+        assert (fact.passed is not False) is ok, (net, fact)
