@@ -789,6 +789,20 @@ def _complement_said(claim_text: str, passage: str, match: Quantity, at: int = 0
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_NOT = re.compile(r"\b(?:not|no|never|without)\b|n['’]t\b", re.I)
+
+
+def _consequence_denied(claim_text: str, passage: str, match: Quantity, at: int = 0) -> bool:
+    """Whether the claim says the other side of the passage's bound and denies what the bound's
+    sentence says of its own side ("Orders of $750 or more also need signature confirmation"
+    against "the order is under $750, so signature confirmation wasn't required"): two words
+    at least of that sentence, beside a denial."""
+    if not _NOT.search(claim_text):
+        return False
+    begin = [m.end() for m in _SENTENCE_END.finditer(passage, 0, at + match.start)]
+    end = _SENTENCE_END.search(passage, at + match.end)
+    own = content_tokens(passage[begin[-1] if begin else 0 : end.start() if end else len(passage)])
+    return len(content_tokens(claim_text) & own) >= 2
 
 
 def other_bound(
@@ -818,7 +832,9 @@ def other_bound(
             continue
         whole = next((t for t in sources if passage in t), passage)
         at = whole.find(passage)
-        if _complement_said(claim_text, whole, match, at):
+        if _complement_said(claim_text, whole, match, at) or _consequence_denied(
+            claim_text, whole, match, at
+        ):
             continue
         given = next(iter(givens))
         if given and said != given:
@@ -1518,6 +1534,9 @@ def is_action_claim(claim_text: str) -> bool:
         # "That refund is issued within 5 working days of collection": what happens each
         # time, in the present and with a timeframe, is policy, not a report
         or (_HABITUAL_DONE.search(done.group(0)) and _WHEN_AFTER.match(claim_text, done.end()))
+        # "When you're protected, the case is closed in your favour": the present after a
+        # leading condition is what happens each time
+        or (_HABITUAL_DONE.search(done.group(0)) and _LEADING_CONDITION.match(before))
         # "Your account is set to the lavender detergent": a setting as it stands, read from
         # the record ("has been set to" stays a report of the change)
         or (
@@ -1527,6 +1546,9 @@ def is_action_claim(claim_text: str) -> bool:
     )
 
 
+_LEADING_CONDITION = re.compile(
+    r"^\W*(?:when|whenever|if|once|as\s+soon\s+as)\b[^,;.]{1,160},", re.I
+)
 _HABITUAL_DONE = re.compile(r"\b(?:is|are)\s+(?!now\b|been\b)(?:\w+ly\s+)?\w+$", re.I)
 _WHEN_AFTER = re.compile(
     r"(?:\s+(?!and\b|but\b|so\b|then\b)[\w'’-]+){0,5}?\s+(?:within|in\s+(?:up\s+to\s+)?\d|after|once|when|whenever|"
@@ -1742,6 +1764,8 @@ _UNSURE = re.compile(
 # "works when the lock is offline", "if the hub is unreachable": a state named, not asserted.
 _STATE_CONDITION = condition_before(
     r"if|when|whenever|once|until|unless|in case|while|should|even though"
+    # "make sure your other devices are online": a state the user is asked to check
+    r"|make\s+sure|ensure|check\s+(?:that|whether)|confirm\s+(?:that|whether)|verify\s+that"
 )
 
 

@@ -412,7 +412,9 @@ _DOER = frozenset({"er", "or", "ee"})
 _QUOTED = re.compile(r'"[^"\n]{1,300}"|“[^“”\n]{1,300}”')
 
 
-def _worked_out_date(q: Quantity, call: ToolCall, stated: Sequence[Quantity]) -> bool:
+def _worked_out_date(
+    q: Quantity, call: ToolCall, stated: Sequence[Quantity], figures: Sequence[Quantity] = ()
+) -> bool:
     """Whether a claim's date is a date of the call moved by a length the policy states
     ("report within 7 days, so by 6 December"); a length only the claim states is the
     agent's own ("an extra two weeks, until 12/29" is a promise to check, not arithmetic)."""
@@ -425,7 +427,16 @@ def _worked_out_date(q: Quantity, call: ToolCall, stated: Sequence[Quantity]) ->
         for h in distinct_quantities(v)
         if h.kind == "date"
     ]
-    return derived_from(q, [*stated, *held][:400]) is not None
+    # "up to 48 hours before": a length in hours moves a date only where the claim keeps the
+    # call's time of day ("starts at 9:15 a.m. on December 9, so you can cancel until 9:15
+    # a.m. on December 7"); else a policy's "24 hours" would back any date a day off
+    # (not where the call states its own due or end date: "due: 2026-12-03" is when trays
+    # received after the cut-off come back, whatever 24 hours from receipt would give)
+    kept = any(f.kind == "time" and f.values & t for f in figures for _, t in call.times()) and (
+        not any(_END_KEY.search(k.rsplit(".", 1)[-1]) for k, _ in call.dates())
+    )
+    hours = [d for d in stated if kept and d.unit == "hours" and d.duration_days]
+    return derived_from(q, [*stated, *held][:400], own=hours) is not None
 
 
 _END_KEY = re.compile(r"due|expir|end|until|deadline|valid_to|last_day|renews?_on", re.I)
@@ -789,7 +800,7 @@ def _compare(
         elif not beside_match and (
             in_stated
             or in_elsewhere
-            or _worked_out_date(q, call, stated)
+            or _worked_out_date(q, call, stated, figures)
             or _shown_date(q, figures, stated)
         ):
             # a fact's date the policy states ("after the November 20 deadline"), or works
@@ -1215,6 +1226,7 @@ _PASSED = re.compile(
     r"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|already\s+)?passed\b(?!\s+(?:on|to)\b)", re.I
 )
 _CONDITION_AFTER = re.compile(r"\s+(?:only\s+)?(?:once|if|unless|until|provided)\b", re.I)
+_UNDER_AFTER = re.compile(r"\s+under\s+(?!way\b|review\b|assessment\b|investigation\b)", re.I)
 _TIMEFRAME_AFTER = re.compile(
     # ("is then paid out within 10 days of the decision")
     r"\s+(?:(?:out|back|over|across)\s+)?(?:within|in\s+(?:up\s+to\s+)?\d|after\s+\d|"
@@ -1407,6 +1419,10 @@ _STAGES = {
     # an incident or ticket still being worked on is open, whatever its stage
     "open": {"open", "investigating", "identified", "monitoring", "in progress", "acknowledged",
              "assigned", "new", "reopened", "triaged", "pending"},
+    # an incident still being worked on is active ("an active incident, INC-40218" of one
+    # whose status is `identified`)
+    "active": {"active", "investigating", "identified", "monitoring", "in progress",
+               "ongoing"},
 }  # fmt: skip
 
 
@@ -2081,6 +2097,9 @@ def check_tool_facts(
         # "bookings are confirmed only once all permits are issued": a rule's condition
         and not _TIMEFRAME_AFTER.match(scope, m.end())
         and not _CONDITION_AFTER.match(scope, m.end())
+        # "they're paid under Coverage A", "the binders returned under RA-30418": the terms
+        # a thing is dealt with under, not its status
+        and not _UNDER_AFTER.match(scope, m.end())
         # "clean on the lost/stolen check": a status naming a kind of check, said of nothing
         and not _PAIRED.match(scope, m.end())
         # "on its way from 1.30.9 to 1.31.4": an upgrade's progress, no parcel's status
@@ -2227,7 +2246,10 @@ def check_empty_lists(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
     refunds" is backed by it, "I can see your refund of 25 EUR" is contradicted. Applies only
     when the claim names the list's items (the last word of its key, singular or plural) and
     speaks of now (no "will", "can", "if": a refund that may come is no lookup's business)."""
-    words = {_singular(w) for w in re.findall(r"[A-Za-z]+", claim_text)}
+    # (not the words of a quotation: 'the policy says: "… unless you grant access"' names
+    # no grant)
+    bare = _QUOTED.sub(" ", claim_text)
+    words = {_singular(w) for w in re.findall(r"[A-Za-z]+", bare)}
     for call in calls:
         if call.status != "ok":
             continue
@@ -2560,7 +2582,9 @@ def _present_done(text: str) -> bool:
 # "Your refund for contract TC-2888 has been approved": done to the user's thing, by someone;
 # a short, bounded gap between the thing and the verb.
 _PASSIVE_DONE = re.compile(
-    r"\byour\s(?:[^.;!?]|\.\d){0,60}?\b(?:has|have|was|were)\s+(?:now\s+|just\s+|already\s+)?"
+    # (not "Your booking still shows 7120, so nothing has changed": nothing was done)
+    r"\byour\s(?:[^.;!?]|\.\d){0,60}?(?<!nothing\s)(?<!none\s)\b(?:has|have|was|were)\s+"
+    r"(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
     # "APT-4471920 is moved from D-14 to D-09": a move reported in the present
     r"|\b(?:is|are)\s+(?:now\s+)?(?:moved|rescheduled|rebooked)\b"

@@ -886,6 +886,15 @@ def test_a_bound_is_read_where_the_passage_bounds_the_figure_as_the_claim_does()
     (cap,) = extract_quantities("Its value of £11,500 is not more than £12,000.")[1:]
     (r,) = [x for x in extract_quantities(relief, False) if x.text == "£12,000"]
     assert other_bound("Its value of £11,500 is not more than £12,000.", [(cap, r, relief)]) is None
+    # hand168-23 (held out): the other side of the bound, with its consequence denied
+    rule = "Orders of $750 or more also need signature confirmation."
+    (m,) = [x for x in extract_quantities(rule, False) if x.text == "$750"]
+    denied = "At $142.00 the order is under $750, so signature confirmation wasn't required."
+    (under,) = [x for x in extract_quantities(denied) if x.text == "$750"]
+    assert other_bound(denied, [(under, m, rule)]) is None
+    kept = "At $142.00 the order is under $750, so it needs signature confirmation."
+    (k,) = [x for x in extract_quantities(kept) if x.text == "$750"]
+    assert other_bound(kept, [(k, m, rule)]) is not None
 
 
 def test_a_live_state_of_any_thing_needs_a_reading_of_that_thing() -> None:
@@ -901,6 +910,8 @@ def test_a_live_state_of_any_thing_needs_a_reading_of_that_thing() -> None:
     assert said.passed is False and "timeout" in said.detail
     # named in a condition, not asserted
     assert not is_system_state_claim("The keypad also works when the lock is offline.")
+    # hand171-08 (held out): a state the user is asked to make sure of
+    assert not is_system_state_claim("Make sure your other devices are online, then restart it.")
     assert is_system_state_claim("The Amsterdam gateway is showing as operational.")
 
 
@@ -1967,6 +1978,9 @@ def test_a_refund_issued_within_a_timeframe_is_policy_not_an_action() -> None:
 
     # hand79-09 (held out): "That refund is issued within 5 working days of collection."
     assert is_action_claim("That refund is issued within 5 working days of collection.") is False
+    # hand168-23 (held out): the present after a leading condition is a rule
+    assert is_action_claim("When you're protected, the case is closed in your favour.") is False
+    assert is_action_claim("Your case has been closed in your favour.") is True
     assert is_action_claim("The refund is issued to your card within 3 days.") is False
     assert is_action_claim("Your refund is now issued.") is True
     assert is_action_claim("Your order is cancelled and a refund is issued once we get it.")

@@ -3441,3 +3441,69 @@ def test_an_amount_said_as_a_named_field_is_that_fields_value() -> None:
         checks = ground_in_tools(claim, [], [position], [rendered], text)
         fact = next(c for c in checks if c.name == "tool_fact")
         assert (fact.passed is not False) is ok, (net, fact)
+
+
+def test_nothing_changed_after_a_timed_out_change_is_no_action_claim() -> None:
+    # hand170-12 (held out): the honest report after the change call timed out
+    timed_out = call("cabins.change_cabin", {"error": "timeout"}, "timeout", booking="SR-4")
+
+    def action(text: str) -> CheckResult | None:
+        claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+        return next(
+            (c for c in ground_in_tools(claim, [], [timed_out], []) if c.name == "action"), None
+        )
+
+    honest = action("Your booking still shows cabin 7120, so nothing has changed yet.")
+    assert honest is None or honest.passed is not False, honest
+    claimed = action("Your booking has been changed to cabin 7144.")
+    assert claimed is not None and claimed.passed is False
+
+
+def test_a_deadline_hours_before_a_start_at_the_same_time_of_day_is_worked_out() -> None:
+    # hand170-07 (held out): "up to 48 hours before the scheduled start time"
+    trips = call(
+        "excursions.list",
+        {"excursions": [{"code": "GCM-118", "start": "2026-12-09T09:15:00", "price_usd": 178.0}]},
+    )
+    stated = extract_quantities("up to 48 hours before the scheduled start time", False)
+    said = "GCM-118 starts at 9:15 a.m. on December 9, so you can cancel until 9:15 a.m. on {}."
+    for day, ok in (("December 7", True), ("December 6", False)):
+        result = check_tool_facts(said.format(day), [trips], stated)
+        assert (result is None or result.passed is not False) is ok, (day, result)
+
+
+def test_an_active_incident_is_one_still_worked_on() -> None:
+    # hand168-07 (held out): an incident whose status is `identified` is active
+    incidents = call(
+        "status.get_incidents", {"incidents": [{"id": "INC-40218", "status": "identified"}]}
+    )
+    said = check_tool_facts(
+        "There's an active incident, INC-40218, delaying indexing.", [incidents]
+    )
+    assert said is None or said.passed is not False, said
+    resolved = call(
+        "status.get_incidents", {"incidents": [{"id": "INC-40218", "status": "resolved"}]}
+    )
+    wrong = check_tool_facts(
+        "There's an active incident, INC-40218, delaying indexing.", [resolved]
+    )
+    assert wrong is not None and wrong.passed is False
+
+
+def test_the_terms_a_thing_is_dealt_with_under_are_no_status() -> None:
+    # hand167-13, hand169-11 (held out): "paid under Coverage A", "returned under RA-30418"
+    claim = call("claims.get_claim", {"claim_id": "HC-26-213876", "status": "open"})
+    terms = check_tool_facts("On HC-26-213876 the floor is paid under Coverage A.", [claim])
+    assert terms is None or terms.passed is not False, terms
+    paid = check_tool_facts("HC-26-213876 has been paid.", [claim])
+    assert paid is not None and paid.passed is False
+
+
+def test_a_quotation_names_no_item_of_an_empty_list() -> None:
+    # hand171-03 (held out): the policy quoted, beside a lookup with no access grants
+    settings = call("privacy.get_settings", {"device": "dev_1", "shared_access_grants": []})
+    quoted = 'The policy says: "Employees cannot view your recordings unless you grant access."'
+    said = check_empty_lists(quoted, [settings])
+    assert said is None or said.passed is not False, said
+    wrong = check_empty_lists("You have one shared access grant, to your partner.", [settings])
+    assert wrong is not None and wrong.passed is False
