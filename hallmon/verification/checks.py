@@ -71,6 +71,7 @@ from hallmon.verification.text import (
 from hallmon.verification.units import converted_from
 from hallmon.verification.user_days import check_user_days
 from hallmon.verification.windows import check_window_said
+from hallmon.verification.zone_days import check_zone_day
 
 __all__ = [
     "card_ending_before",
@@ -1707,7 +1708,9 @@ _MENDED = (
 _STATE_CLAIM = re.compile(
     rf"\b(?P<subject>{_SUBJECTS})\b[^.?!]{{0,60}}?{_STATE_VERB}"
     rf"(?P<state>{'|'.join(sorted(_CLAIM_STATES, key=len, reverse=True))})\b"
-    rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?(?P<thing>[\w-]+)\s+"
+    # ("The deposit payments portal itself is running": the portal)
+    rf"|\b(?:the|your|our|its|their|this|that)\s+(?:[\w-]+\s+){{0,3}}?"
+    rf"(?P<thing>(?!itself\b|themselves\b)[\w-]+)(?:\s+(?:itself|themselves))?\s+"
     rf"{_STATE_VERB}(?P<live>{'|'.join(sorted(_LIVE_STATES, key=len, reverse=True))})\b"
     # "there are no problems with our servers in your area": the system said to be working
     r"|\b(?:there\s+(?:are|is)|there['’]s|we\s+have|we['’]re\s+seeing|i\s+can\s+see)\s+no\s+"
@@ -1877,12 +1880,38 @@ def _state_lines(body: str) -> tuple[_Line, ...]:
     return tuple(out)
 
 
+_STATE_FILLERS = frozenset({"partial", "major", "minor", "normally", "not", "fully", "mostly"})
+
+
+@lru_cache(maxsize=64)
+def _keyed_states(body: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """(the words of a top-level field's key, the state words of its value) of each field of
+    a tool body outside any list ("Customer portal: outage.")."""
+    out = []
+    for line in body.splitlines():
+        if _ELEMENT.match(line):
+            continue
+        for f in _FIELD.finditer(line):
+            key = frozenset(re.findall(r"[a-z]+", f.group("key").lower())) - {"status", "state"}
+            value = frozenset(re.findall(r"[a-z]+", f.group("value").lower()))
+            # (a value of state words only: "Service: online_mortgage_payments" is a name)
+            states = value & _STATE_SET
+            if key and states and value <= _STATE_SET | _STATE_FILLERS:
+                out.append((key, states))
+    return tuple(out)
+
+
 def _state_values(body: str, claim_text: str) -> set[str]:
     """The words of a tool body's values that can report a state: values only (the key "Error
     rate: 0.001" names a metric, it does not report an error), no free-text fields, and of a
-    list only the elements the claim names when it names some ("the Amsterdam gateway")."""
+    list only the elements the claim names when it names some ("the Amsterdam gateway"); of
+    the fields the claim names by their key, only theirs ("the customer portal" of
+    "Customer portal: outage. Scheduling api: operational.")."""
     lines = _state_lines(body)
     claim_words = {w.lower() for w in re.findall(r"[\w-]{3,}", claim_text)}
+    keyed = {w for key, states in _keyed_states(body) if key <= claim_words for w in states}
+    if keyed:
+        return keyed
     # (an account's own state when the claim is about the account: "your account is active")
     of_account = bool(_ACCOUNT_KEY.search(claim_text))
     claim_parts = {p for w in claim_words for p in re.split(r"[_-]", w) if len(p) >= 3}
@@ -3233,6 +3262,7 @@ def run_checks(
         check_hours(text, hours),
         check_day_range(text, sources),
         check_window_said(claim, answer_text, today),
+        check_zone_day(figures),
     )
     results += [r for r in optional if r is not None]  # each None where it does not apply
     return results

@@ -231,6 +231,7 @@ _CONDITIONAL = re.compile(
     r"more\s+than|less\s+than|under|over|once|when|where)\b|\d",
     re.I,
 )
+_LEADING_CONDITION = re.compile(r"^\W*(?:if|unless|when|once|in\s+case)\b[^,;.]{1,160},\s*", re.I)
 _CLAUSE_BREAK = re.compile(r"[;:—–]|,?\s+(?:but|so|whereas|while)\s+|,\s+(?:and|or)\s+", re.I)
 _PLAIN_NEGATION = negation_pattern("cannot", "nor")
 _PERMISSION_WORDS = frozenset(
@@ -316,6 +317,11 @@ def check_negation(claim_text: str, sources: Sequence[Source]) -> CheckResult | 
     # a bare answer folded before the claim ("No. The endpoint is reachable again") is the
     # answer to the question, not a negation of what follows
     claim_text = BARE_ANSWER.sub("", claim_text, count=1)
+    # a denial inside a leading condition ("If that doesn't work, you can pay by transfer")
+    # is the condition's, not the claim's
+    lead = _LEADING_CONDITION.match(claim_text)
+    if lead and _NEGATION.search(lead.group(0)) and not _NEGATION.search(claim_text, lead.end()):
+        claim_text = claim_text[lead.end() :]
     if _ELLIPTICAL_NOT.match(claim_text):
         # "Not after the cancellation takes effect, I'm afraid": the answer's elided verb is
         # denied, not what the time clause says (which the source states too)

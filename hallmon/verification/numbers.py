@@ -471,7 +471,8 @@ _NUM = (
     r"|\d+(?:\.\d+)?"
 )  # fmt: skip
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)(?P<sym>(?:US|NZ|AU|CA|HK|[ACS])\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
+    # (not after a word and a hyphen, an id's "ID-65"; but "over-65s" is an age group)
+    r"(?:(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)|(?:(?<=\bover-)|(?<=\bunder-))(?=\d{1,3}s\b))(?P<sym>(?:US|NZ|AU|CA|HK|[ACS])\$|[$€£¥₹])?\s?(?P<neg>[-−])?(?P<num>"
     + _NUM
     + r")"
     r"(?P<ord>st|nd|rd|th)?"

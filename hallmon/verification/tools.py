@@ -37,6 +37,7 @@ from hallmon.verification.checks import (
     _ACTION_DONE,
     _DENIES,
     _PAST,
+    _WHEN_AFTER,
     NO_CHARGE,
     _claimed_families,
     _clause_around,
@@ -733,9 +734,15 @@ def _compare(
                 and (
                     held_by(q, elsewhere)
                     or find_match(q, list(stated)) is not None
+                    # ("another £6.40 …, so you'll get £12.80 back in total": this call's
+                    # amount and the other refund's)
                     or derived_from(
                         q,
-                        [*claimed, *stated],
+                        [
+                            *claimed,
+                            *stated,
+                            *_as_quantities([a for o in elsewhere for a in o.amounts()]),
+                        ],
                         own=[c for c in claimed if c is not q],
                         counts=counts,
                     )
@@ -1250,6 +1257,11 @@ _GERUND_BEFORE = re.compile(r"\b(?:for|by|of|after|before|without|while|from)\s+
 _DONE_BY = re.compile(
     r"\b(?:you|we|i|they)(?:['’]ve|['’]d|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+)?$", re.I
 )
+_METHOD_AFTER = re.compile(
+    r"\s+(?:with|using|via|through)\s+(?:your\s+|the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:card|cash|bank|transfer|paypal|cheque|check|voucher|gift|direct\s+debit|account)\b",
+    re.I,
+)
 _YOU_BEFORE = re.compile(r"\b(?:you|we)\s+(?:originally\s+|first\s+|just\s+)?$", re.I)
 _WITH_AFTER = re.compile(r"\s+(?:it\s+|them\s+)?(?:with|through|via|using|under)\b", re.I)
 _TO_VERSION = re.compile(r"\s+(?:from\s+v?\d[\w.-]*\s+)?to\s+v?\d", re.I)
@@ -1330,6 +1342,18 @@ def _carrier_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | N
 
 
 _REFUSALS = frozenset({"rejected", "declined", "refused", "denied", "failed", "unsuccessful"})
+
+
+def _error_says(said: str, idents: Sequence[str], calls: Sequence[ToolCall]) -> bool:
+    """Whether a failed call's output names one of the claim's ids and says the status word
+    ("ALREADY_REFUNDED: Booking BK-55139 was refunded on 2026-12-03")."""
+    word = re.compile(rf"\b{re.escape(said)}\b", re.I)
+    return any(
+        c.status != "ok"
+        and any(c.holds(i) for i in idents)
+        and any(key.startswith("output.") and word.search(v) for key, v in c.fields)
+        for c in calls
+    )
 
 
 def _refused_attempt(text: str, said: str, calls: Sequence[ToolCall]) -> bool:
@@ -2062,7 +2086,11 @@ def check_tool_facts(
         and not _DENIED_BEFORE.search(scope[max(0, m.start() - 40) : m.start()])
         and not (
             m.group(1).lower() == "paid"
-            and _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
+            and (
+                _DONE_BY.search(scope[max(0, m.start() - 40) : m.start()])
+                # "the deposit was paid with the card ending 4417": how, not the status
+                or _METHOD_AFTER.match(scope, m.end())
+            )
         )
         # "the £10.50 is still being paid as vouchers": a payment under way, how it is paid,
         # not the finished status
@@ -2170,6 +2198,11 @@ def check_tool_facts(
                 # "the comment period closed on 11 November": `comment_period_closes`, an
                 # event the call dates, not the application's status
                 matched.append(f"{said} (a field of {call.tool})")
+            elif _error_says(said, idents, calls):
+                # "BK-55139 had already been refunded" beside the refund call that failed with
+                # "Booking BK-55139 was refunded on 2026-12-03": what the error reports
+                matched.append(f"status {said} (a failed call's message)")
+                said_statuses.setdefault(said, set()).add(call.tool)
             elif _refused_attempt(scope, said, calls):
                 # "The cancellation was rejected because …": the failed cancel call's
                 # outcome, not the order's status
@@ -2553,12 +2586,54 @@ def _attempt_reports(text: str, calls: Sequence[ToolCall]) -> CheckResult | None
     return None
 
 
+_DONE_AT_KEY = re.compile(
+    r"(?:_at|_on|^(?:issued|sent|emailed|processed|created|completed|submitted|posted|done))$",
+    re.I,
+)
+
+
+def _recorded_earlier(text: str, calls: Sequence[ToolCall]) -> bool:
+    """Whether an ok lookup holds the claim's thing and the date or time the claim says it was
+    done ("VSL-2026-04471 was issued on 2 December and emailed … at 09:41 GMT" of
+    `letters.get` with `sent_at: 2026-12-02T09:41:00Z`): an earlier act the record shows, not
+    the failed retry just now."""
+    idents = _identifiers(text)
+    figures = [q for q in extract_quantities(text, True) if q.kind in ("date", "time")]
+    if not idents or not figures:
+        return False
+    for c in calls:
+        if c.status != "ok" or not is_lookup(c.tool) or not any(c.holds(i) for i in idents):
+            continue
+        # (a time the record says the thing was done: `sent_at`, `issued`, not a flight's
+        # `departs`)
+        dates = [d for k, d in c.dates() if _DONE_AT_KEY.search(k.rsplit(".", 1)[-1])]
+        times = [t for k, t in c.times() if _DONE_AT_KEY.search(k.rsplit(".", 1)[-1])]
+        if any(
+            (q.kind == "date" and any(dates_match(q.dates, d) for d in dates))
+            or (q.kind == "time" and any((q.values | q.utc) & t for t in times))
+            for q in figures
+        ):
+            return True
+    return False
+
+
 def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
     """The action is told as an attempt whose failure the same sentence reports ("I sent the
     request to move it, but the carrier gateway timed out, so I don't know whether it went
     through"), and a call did fail: no claim that it was done."""
     done = _ACTION_DONE.search(text) or _MORE_PAST.search(text)
-    if done is None or not any(c.status != "ok" for c in calls):
+    if not any(c.status != "ok" for c in calls):
+        return False
+    # "The request for your sertraline (Rx 7730452) was cancelled before it was confirmed":
+    # the attempt's own end, reported
+    ended = _ATTEMPT_ENDED.search(text)
+    if ended and _ATTEMPT_SUBJECT.search(text[max(0, ended.start() - 100) : ended.start()]):
+        # (of a failed call for the claim's thing, when it names one)
+        idents = _identifiers(text)
+        failed = [c for c in calls if c.status != "ok"]
+        if not idents or any(c.holds(i) for c in failed for i in idents):
+            return True
+    if done is None:
         return False
     after = text[done.end() :]
     # "…, but the gateway timed out"; "When I submitted the transfer, the request timed out"
@@ -2569,13 +2644,19 @@ def _attempt_reported(text: str, calls: Sequence[ToolCall]) -> bool:
 
 
 _WHEN_BEFORE = re.compile(r"\b(?:when|after|as\s+soon\s+as)\s*$", re.I)
+_ATTEMPT_ENDED = re.compile(r"\b(?:cancell?ed|rejected|declined|failed|aborted|refused)\b", re.I)
 
 
 def _present_done(text: str) -> bool:
     """A present 'is booked' said as a fact, not in a condition ("once it is booked",
     "provided it is filed before the deadline") nor as a rule's timeframe ("the records are
     sent within 5 business days")."""
-    done = (m for m in _PRESENT_DONE.finditer(text) if not _TIMEFRAME_AFTER.match(text, m.end()))
+    # ("approved reimbursements are paid by check or direct deposit within 30 days": a rule)
+    done = (
+        m
+        for m in _PRESENT_DONE.finditer(text)
+        if not (_TIMEFRAME_AFTER.match(text, m.end()) or _WHEN_AFTER.match(text, m.end()))
+    )
     return first_unconditioned(done, text, _PRESENT_CONDITION) is not None
 
 
@@ -4195,7 +4276,11 @@ def ground_in_tools(
     ) and not (_attempt_reported(text, calls) or _NOTHING_DONE.match(text)):
         action = check_action(text, calls, stated)
         # An attempt on the claim's thing that failed keeps the action check, whoever did it.
-        attempted = action.passed is not True and _failed_attempt(text, calls) is not None
+        attempted = (
+            action.passed is not True
+            and _failed_attempt(text, calls) is not None
+            and not _recorded_earlier(text, calls)
+        )
         if action.passed is not True and not _FIRST_PERSON.search(text) and not attempted:
             # "Your order has shipped" is the order's state as a lookup returned it, not
             # something the agent did: the tool's fields decide.

@@ -2605,3 +2605,14 @@ def test_an_outage_said_in_the_present_perfect_is_read_against_telemetry() -> No
     said = "HMRC's CDS has been having an outage this morning."
     assert is_system_state_claim(said)
     assert check_system_state(said, [status]).passed is False
+
+
+def test_a_state_is_read_from_the_field_the_claim_names_by_its_key() -> None:
+    # hand76-18, hand174-21 (held out): "itself" is no subject; the portal's own field decides
+    status = {"tool": "oakhurst.system_status", "call_id": "c1",
+              "output": {"customer_portal": "outage", "scheduling_api": "operational"}}  # fmt: skip
+    sources = sources_for(tool_results=[status])
+    said = check_system_state("The customer portal itself is working normally.", sources)
+    assert said.passed is False, said
+    api = check_system_state("The scheduling API is operational.", sources)
+    assert api.passed is True, api

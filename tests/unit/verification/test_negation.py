@@ -395,3 +395,18 @@ def test_one_list_of_negators_serves_every_negation_test() -> None:
     extra = negation_pattern("unable", r"rather\s+than")
     assert extra.search("We were unable to") and extra.search("email rather  than post")
     assert negation_pattern(flags=0).search("NOT") is None
+
+
+def test_a_denial_inside_a_leading_condition_is_the_conditions() -> None:
+    # hand174-21 (held out): "If that doesn't work, you can pay by bank transfer"
+    help_page = Source(
+        source_id="card-payment-help",
+        kind="document",
+        text="Contact your bank to approve it and try again, or pay by international bank "
+        "transfer using the details on your offer letter.",
+    )
+    said = "If that doesn't work, you can pay by international bank transfer using the details."
+    assert check_negation(said, [help_page]) is None
+    wrong = "You can't pay by international bank transfer using the details on your offer letter."
+    result = check_negation(wrong, [help_page])
+    assert result is not None and result.passed is False

@@ -289,6 +289,11 @@ def test_ops_and_us_forms_of_times_dates_lengths_and_pence() -> None:
     assert charged.dates == frozenset({"--11-30"}) and "--12-10" in ships.dates
     assert extract_quantities("your 12/09 appointment")[0].kind == "date"
     assert [q.kind for q in extract_quantities("past the 3/4 mark")] == ["number", "number"]
+    # hand172-22 (held out): an age group after "over-" is a number; an id's "ID-65" is not
+    assert [q.values for q in extract_quantities("for over-65s and students", False)] == [
+        frozenset({65.0})
+    ]
+    assert extract_quantities("ticket ID-65 and our over-7-metre band", False) == ()
     # hand171-11 (held out): "24/7" after a word that takes a date is still the phrase
     assert all(q.kind != "date" for q in extract_quantities("it qualifies for 24/7 recording"))
     (fee,) = extract_quantities("plus a 73p fee")

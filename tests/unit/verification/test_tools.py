@@ -3507,3 +3507,98 @@ def test_a_quotation_names_no_item_of_an_empty_list() -> None:
     assert said is None or said.passed is not False, said
     wrong = check_empty_lists("You have one shared access grant, to your partner.", [settings])
     assert wrong is not None and wrong.passed is False
+
+
+def test_an_attempt_said_to_be_cancelled_reports_the_cancelled_call() -> None:
+    # hand173-12 (held out): the request's own end, told honestly
+    cancelled = call(
+        "rx.create_vacation_override", {"status": "cancelled"}, "cancelled", rx_number="7730452"
+    )
+    text = "The request for your sertraline (Rx 7730452) was cancelled before it was confirmed."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    action = next(
+        (c for c in ground_in_tools(claim, [], [cancelled], []) if c.name == "action"), None
+    )
+    assert action is None or action.passed is not False, action
+    done = "I've cancelled your sertraline override for Rx 7730452."
+    claim = Claim(id="c1", text=done, span=Span(start=0, end=len(done)))
+    action = next(
+        (c for c in ground_in_tools(claim, [], [cancelled], []) if c.name == "action"), None
+    )
+    assert action is not None and action.passed is False
+
+
+def test_a_rule_for_what_is_paid_within_a_time_is_no_present_done_state() -> None:
+    # hand173-09 (held out): beside the timed-out submission, the policy's timeframe
+    timed_out = call("dmr.submit_request", {"error": "timeout"}, "timeout", member="M-1")
+    text = "Approved reimbursements are paid by check or direct deposit within 30 days of approval."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+    action = next(
+        (c for c in ground_in_tools(claim, [], [timed_out], []) if c.name == "action"), None
+    )
+    assert action is None or action.passed is not False, action
+
+
+def test_an_earlier_send_a_lookup_records_is_not_the_failed_retry() -> None:
+    # hand174-08 (held out): the letter was emailed on 2 December; the resend just now timed out
+    letter = call(
+        "letters.get",
+        {
+            "letter_id": "VSL-2026-04471",
+            "issued": "2026-12-02",
+            "delivery": {"sent_at": "2026-12-02T09:41:00Z", "result": "bounced"},
+        },
+        letter_id="VSL-2026-04471",
+    )
+    resend = call("letters.resend", {"error": "timeout"}, "timeout", letter_id="VSL-2026-04471")
+
+    def action(text: str) -> CheckResult | None:
+        claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)))
+        checks = ground_in_tools(claim, [], [letter, resend], [])
+        return next((c for c in checks if c.name == "action"), None)
+
+    earlier = action("Your letter VSL-2026-04471 was emailed on 2 December at 09:41 GMT.")
+    assert earlier is None or earlier.passed is not False, earlier
+    now = action("Your letter VSL-2026-04471 has been emailed again today.")
+    assert now is not None and now.passed is False
+
+
+def test_a_failed_calls_message_and_the_other_refund_back_the_claim() -> None:
+    # hand172-13 (held out): one class refunded earlier (the retry failed saying so), the
+    # other refunded now, and the total of both
+    bookings = call(
+        "bookings.list",
+        {"bookings": [
+            {"booking_id": "BK-55102", "price_gbp": "6.40", "status": "cancelled_by_centre"},
+            {"booking_id": "BK-55139", "price_gbp": "6.40", "status": "cancelled_by_centre"},
+        ]},
+    )  # fmt: skip
+    refund = ToolCall.of(
+        ToolResultItem(
+            tool="payments.refund",
+            call_id="c2",
+            status="ok",
+            arguments={"booking_id": "BK-55102", "amount_gbp": "6.40"},
+            output={"refund_id": "RF-30981", "booking_id": "BK-55102", "amount_gbp": "6.40"},
+        )
+    )
+    again = ToolCall.of(
+        ToolResultItem(
+            tool="payments.refund",
+            call_id="c3",
+            status="error",
+            arguments={"booking_id": "BK-55139", "amount_gbp": "6.40"},
+            output={"code": "ALREADY_REFUNDED", "message": "BK-55139 was refunded on 2026-12-03"},
+        )
+    )
+    calls = [bookings, refund, again]
+    earlier = check_tool_facts("BK-55139 had already been refunded on 3 December.", calls)
+    assert earlier is None or earlier.passed is not False, earlier
+    text = "I've just refunded BK-55102, another £6.40 under RF-30981, so £12.80 back in total."
+    claim = Claim(id="c1", text=text, span=Span(start=0, end=len(text)), type="action")
+    (action,) = [c for c in ground_in_tools(claim, [], calls, []) if c.name == "action"]
+    assert action.passed is True, action
+    wrong = "I've just refunded £12.80 for BK-55102 under RF-30981."
+    claim = Claim(id="c1", text=wrong, span=Span(start=0, end=len(wrong)), type="action")
+    (action,) = [c for c in ground_in_tools(claim, [], calls, []) if c.name == "action"]
+    assert action.passed is False
