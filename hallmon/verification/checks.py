@@ -3262,7 +3262,7 @@ def run_checks(
         check_hours(text, hours),
         check_day_range(text, sources),
         check_window_said(claim, answer_text, today),
-        check_zone_day(figures),
+        check_zone_day(figures, answer_text),
     )
     results += [r for r in optional if r is not None]  # each None where it does not apply
     return results

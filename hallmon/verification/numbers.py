@@ -68,6 +68,9 @@ class Quantity:
     utc: frozenset[float] = field(default_factory=frozenset)
     """For a time whose zone is known ("6:02 pm ET", "…T23:02:00+00:00"), its readings in
     minutes of the UTC day: "6:02 pm ET" is "23:02" (EST) or "22:02" (EDT)."""
+    shifted: frozenset[str] = field(default_factory=frozenset)
+    """Of `dates`, the readings a zoned time beside the date adds across midnight (the UTC day
+    of "11:59 pm Pacific on December 9" is December 10): not the day as written."""
 
     def describe(self) -> str:
         if self.unit and self.unit.startswith(LIST_UNIT):
@@ -1186,7 +1189,11 @@ def _zoned_dates(text: str, found: list[Quantity]) -> list[Quantity]:
                 } - {0}
                 more = {d2 for d in q.dates for k in shifts if (d2 := _shift_day(d, k))}
                 if more:
-                    q = replace(q, dates=q.dates | frozenset(more))
+                    q = replace(
+                        q,
+                        dates=q.dates | frozenset(more),
+                        shifted=q.shifted | (frozenset(more) - q.dates),
+                    )
         out.append(q)
     return out
 
@@ -1242,6 +1249,18 @@ def distinct_quantities(text: str, claim: bool = False) -> tuple[Quantity, ...]:
             seen.add(key)
             out.append(q)
     return tuple(out)
+
+
+def same_day(q: Quantity, p: Quantity) -> bool:
+    """Whether date `p` backs date `q`. When both are said beside a time in a zone, a day as
+    written backs a day as written and a UTC day a UTC day, never one the other ("December 10
+    (11:59 pm Pacific)" is not backed by "2026-12-09T23:59:59-08:00", whose UTC day is the
+    10th)."""
+    if q.shifted and p.shifted:
+        return dates_match(q.dates - q.shifted, p.dates - p.shifted) or dates_match(
+            q.shifted, p.shifted
+        )
+    return dates_match(q.dates, p.dates)
 
 
 def dates_match(claim: frozenset[str], other: frozenset[str]) -> bool:
@@ -1337,7 +1356,7 @@ def _backs(q: Quantity, p: Quantity, qm: tuple[float, bool, float] | None, day: 
     if day and p.kind == "date" and any(d.endswith(x) for d in p.dates for x in day):
         return True
     if q.kind == "date":
-        return p.kind == "date" and dates_match(q.dates, p.dates)
+        return p.kind == "date" and same_day(q, p)
     if q.kind == "time":
         return p.kind == "time" and same_time(q, p)
     if p.kind == "date":

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 from itertools import pairwise
 
 from hallmon.schemas import CheckResult
-from hallmon.verification.numbers import Quantity, extract_quantities
+from hallmon.verification.numbers import Quantity, claim_quantities, extract_quantities
 
 __all__ = ["check_zone_day"]
 
@@ -43,10 +43,52 @@ def _shifted(day: tuple[int, int], k: int) -> tuple[int, int]:
     return moved.month, moved.day
 
 
-def check_zone_day(claim_text: str) -> CheckResult | None:
-    """A failed number check when a moment said as a time and date in one zone is said in
-    another zone on a day the offsets contradict; None when the claim says no such pair."""
-    figures = extract_quantities(claim_text, True)
+# between two times a conversion joins: "3:00 p.m. Eastern, which is 11:00 a.m. Pacific",
+# "3:00 pm ET (12:00 pm PT)", "… on Tuesday, December 8, which is 10:40 p.m."
+_BETWEEN_TIMES = re.compile(
+    r"^[^.;:!?]{0,60}?(?:[\s,(–—-](?:which\s+is|which['’]s|that['’]s|that\s+is|i\.e\.|meaning)\s*"
+    r"|\s*\(\s*)$",
+    re.I,
+)
+
+
+# between the two ends of a range or pair of times: " to ", "–", " and LOS at "
+_SAME_CLAUSE = re.compile(r"^[^.;:!?()]{0,40}$")
+
+
+def _converted_time(figures: tuple[Quantity, ...], claim_text: str) -> CheckResult | None:
+    """Two zoned times a conversion joins that are not one moment ("3:00 p.m. Eastern, which
+    is 11:00 a.m. Pacific" in December: 20:00 and 19:00 UTC)."""
+    clock = [q for q in figures if q.kind == "time"][: 2 * _PAIRS_MAX]
+    for i, (t1, t2) in enumerate(pairwise(clock)):
+        if not (t1.utc and t2.utc) or not _BETWEEN_TIMES.match(claim_text[t1.end : t2.start]):
+            continue
+        # (of a range or pair said before, "10:00 a.m. to 12:00 p.m. Eastern, which is 7:00
+        # to 9:00 a.m. Pacific", the first converts to the first; one whose zone is not known
+        # leaves the pair unjudged)
+        before = clock[i - 1] if i > 0 else None
+        if before is not None and not _SAME_CLAUSE.match(claim_text[before.end : t1.start]):
+            before = None
+        if before is not None and not before.utc:
+            continue
+        if not t1.utc & t2.utc and not (before is not None and before.utc & t2.utc):
+            return CheckResult(
+                name="number",
+                passed=False,
+                detail=f"'{t2.text}' is not the moment '{t1.text}' converted: the zones put "
+                "them at different times (wrong time-zone conversion)",
+            )
+    return None
+
+
+def check_zone_day(claim_text: str, answer_text: str = "") -> CheckResult | None:
+    """A failed number check when a moment said in one zone is said in another at another
+    time, or as a time and date on a day the offsets contradict; None when the claim says no
+    such pair. `answer_text` gives the season when the claim names no date (summer time)."""
+    figures = claim_quantities(claim_text, answer_text)
+    converted = _converted_time(figures, claim_text)
+    if converted is not None:
+        return converted
     pairs: list[tuple[Quantity, Quantity]] = []
     for t, d in pairwise(figures):
         if (

