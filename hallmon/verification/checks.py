@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hallmon.schemas import CheckResult, Claim, Evidence, Source
 from hallmon.verification.deductions import check_deduction_dropped
+from hallmon.verification.memory_polarity import check_memory_polarity
 from hallmon.verification.numbers import (
     FigureIndex,
     Quantity,
@@ -3253,7 +3254,8 @@ def run_checks(
         or check_ruled_out(text, sources)
         or check_already_given(text, sources)
         or check_user_said(text, sources)
-        or check_user_days(text, sources),
+        or check_user_days(text, sources)
+        or check_memory_polarity(text, sources),
         check_scope(text, sources)
         or check_condition(text, sources, answer_text)
         or check_threshold_kept(text, sources, answer_text)
