@@ -2311,6 +2311,19 @@ _PROMISE_WORD = re.compile(
 _POLICY_CLAUSE = re.compile(r";|,\s+(?:but|while|whereas)\b|\.\s+")
 
 
+_CALL_PROMISED = re.compile(
+    r"\b(?:will|['’]ll)\s+(?:\w+\s+)?(?:ring|phone|call|text|e-?mail|contact|get\s+back\s+to|"
+    r"get\s+in\s+touch\s+with|reach\s+out\s+to)\s+you\b",
+    re.I,
+)
+# names and acronyms after the first word ("Dana Whitlock", "CSM"), not weekdays or months
+_NAMED = re.compile(
+    r"(?<=\W)(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
+    r"March|April|May|June|July|August|September|October|November|December)\b)"
+    r"(?:[A-Z][a-z'’-]+|[A-Z]{2,5})\b"
+)
+
+
 def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """A commitment is backed only when a source commits to the same thing.
 
@@ -2321,6 +2334,10 @@ def check_commitment(claim_text: str, sources: Sequence[Source]) -> CheckResult:
     """
     backing = [s for s in sources if s.kind != "user_input"]
     obj = {t for t in content_tokens(claim_text) if t not in _COMMITMENT_NOISE}
+    if _CALL_PROMISED.search(claim_text):
+        # "Your CSM, Dana Whitlock, will call you this afternoon": who would call is no part
+        # of the promise (the CRM record naming the CSM promises no call)
+        obj -= content_tokens(" ".join(_NAMED.findall(claim_text)))
     if not obj:
         return CheckResult(
             name="commitment", passed=None, detail="the commitment names nothing to look up"

@@ -629,7 +629,9 @@ _COMMITMENT = re.compile(
     r"fixed|reimbursed|waived|covered)\b"
     # "The contractor will ring you this evening", "One of our incident engineers will phone you
     # within the hour": a call promised on someone's behalf
-    r"|\b(?:we|i|someone|somebody|one\s+of\s+(?:our|the)\s+(?:[\w-]+\s+){0,2}?[\w-]+|"
+    # ("Keisha will call you Monday morning": a person named)
+    r"|\b(?:we|i|someone|somebody|(?-i:[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})?)|"
+    r"one\s+of\s+(?:our|the)\s+(?:[\w-]+\s+){0,2}?[\w-]+|"
     r"(?:the|our|your|a|an)\s+(?:[\w-]+\s+){0,2}?(?:contractor|engineer|technician|manager|"
     r"advis[eo]r|agent|specialist|team|colleague|supervisor|driver|courier|roofer|plumber|"
     r"electrician|handler|surveyor|inspector|caseworker|coordinator|representative|rep|csm|"
@@ -638,6 +640,8 @@ _COMMITMENT = re.compile(
     r"(?:,\s*[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?,)?\s+"
     r"(?:will|['’]ll|is\s+going\s+to|are\s+going\s+to)\s+(?:personally\s+|definitely\s+|"
     r"then\s+|also\s+|soon\s+)?(?:ring|phone|call|text|email|e-mail|contact|get\s+back\s+to|"
+    # ("an engineer will be with you this afternoon")
+    r"be\s+with|visit|come\s+out\s+to|"
     r"get\s+in\s+touch\s+with|reach\s+out\s+to)\s+you\b",
     _I,
 )

@@ -216,7 +216,9 @@ _ISO_DATETIME = re.compile(
 # bare "3/4" is a fraction, "24/7" a phrase, also after a word that takes a date: "for 24/7
 # recording")
 _SHORT_NUMERIC_DATE = re.compile(
+    # ("the housing arrives, currently 12/11", "ETA 12/9")
     r"\b(?:on|by|from|until|till|through|thru|before|after|since|due|starting|ending|"
+    r"currently|eta|expected|arrives|arriving|delivered|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tue|wed|thu|fri|sat|sun)\.?)\s+"
     r"(?!24/7(?!\d))(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/]|\.\d)"
     # "your 12/09 appointment": after "your"/"the" only with a two-digit part ("the 3/4
@@ -965,7 +967,11 @@ def extract_quantities(text: str, claim: bool = True) -> tuple[Quantity, ...]:
             continue  # "Passage 2 says", "Step 3:", "option 1": the answer's own numbering
         label = (
             _LIST_LABEL.search(before)
-            if not claim and kind == "number" and text.startswith(": ", end)
+            # (not a length glued to a field's name: "Reboots 7d: 19" is the last 7 days)
+            if not claim
+            and kind == "number"
+            and text.startswith(": ", end)
+            and not (glued and glued.lower() in _GLUED_SPANS)
             else None
         )
         if label is not None:

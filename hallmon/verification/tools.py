@@ -570,6 +570,34 @@ _AMOUNT_WORDS = frozenset(
 )
 
 
+_MONEY_ROLES = frozenset(
+    {"refund", "credit", "deposit", "fee", "charge", "payout", "balance", "net", "remaining",
+     "rebate", "discount", "deduction", "excess", "deductible", "surcharge"}
+)  # fmt: skip
+
+
+def _names_other_amount(text: str, q: Quantity, call: ToolCall) -> bool:
+    """Whether a word just before the amount names the role of an amount field of the call
+    ("a refund of $128.00" of `refund_usd: 64`) and no field of that role holds the amount,
+    read in major or minor units."""
+    lo = max(0, q.start - 30)
+    # (the words right before it, in its clause: not "€100.00 excess, we paid €145.00")
+    prev = [m.end() for m in re.finditer(r"[\d,;:()]", text[lo : q.start])]
+    window = text[lo + prev[-1] if prev else lo : q.start].lower()
+    roles = set(re.findall(r"[a-z]+", window)[-2:]) & _MONEY_ROLES
+    if not roles:
+        return False
+    named = [
+        abs(v)
+        for key, v, _ in call.amounts()
+        if roles & set(re.findall(r"[a-z]+", key.rsplit(".", 1)[-1].lower()))
+    ]
+    tolerance = max(q.tolerance, 0.005)
+    return bool(named) and not any(
+        abs(r - x) <= tolerance for v in named for r in (v, v * 100, v / 100) for x in q.values
+    )
+
+
 def _names_amount_field(text: str, q: Quantity, call: ToolCall) -> bool:
     """Whether a word just before the amount names one of the call's amount fields ("pays a
     net €69,430" of `net_position_cents`): that field's value is what the amount is, not
@@ -645,7 +673,9 @@ def _compare(
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), claim_text)
     figures = extract_quantities(bare, True)  # read once: amounts, dates and times
     claimed = [q for q in figures if is_money(q) and q.values] if amounts else []
-    primary = [q for q in claimed if same_as(q, amounts)]
+    # ("a refund of $128.00" of `refund_usd: 64` beside `remaining_total_usd: 128`: the field
+    # the claim names holds what the amount is)
+    primary = [q for q in claimed if same_as(q, amounts) and not _names_other_amount(bare, q, call)]
     stated_money = [p for p in stated if is_money(p)]
     # counts the claim states, then those the calls' count fields hold ("guests": 2), as the
     # number check reads them

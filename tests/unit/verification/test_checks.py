@@ -2616,3 +2616,21 @@ def test_a_state_is_read_from_the_field_the_claim_names_by_its_key() -> None:
     assert said.passed is False, said
     api = check_system_state("The scheduling API is operational.", sources)
     assert api.passed is True, api
+
+
+def test_who_would_call_is_no_part_of_a_promised_call() -> None:
+    # hand165-23 (held out): the CRM record names the CSM; it promises no call
+    crm = {"tool": "crm.get_account", "call_id": "c2",
+           "output": {"account": "ACC-90214", "csm": {"name": "Dana Whitlock"}}}  # fmt: skip
+    said = "Your CSM, Dana Whitlock, will call you this afternoon to go through your reports."
+    result = check_commitment(said, sources_for(tool_results=[crm]))
+    assert result.passed is False, result
+    policy = [
+        Source(
+            source_id="incident-policy",
+            kind="document",
+            text="During an incident your CSM will call you the same afternoon to go through "
+            "the affected reports.",
+        )
+    ]
+    assert check_commitment(said, policy).passed is not False

@@ -600,6 +600,11 @@ def test_a_call_promised_by_a_named_role_is_a_commitment() -> None:
     # hand165-23 (held out)
     said = "Your CSM, Dana Whitlock, will call you this afternoon."
     assert claim_type(said) == "commitment"
+    # hand167-20 (held out): a person named alone
+    assert claim_type("Keisha will call you Monday morning to walk you through it.") == "commitment"
+    assert claim_type("It will call you back automatically.") != "commitment"
+    # hand138-01 (held out): a visit promised
+    assert claim_type("An engineer will be with you this afternoon to take it.") == "commitment"
 
 
 @pytest.mark.parametrize(

@@ -288,6 +288,13 @@ def test_ops_and_us_forms_of_times_dates_lengths_and_pence() -> None:
     charged, ships = extract_quantities("It was charged on 11/30 and ships on 12/10.")
     assert charged.dates == frozenset({"--11-30"}) and "--12-10" in ships.dates
     assert extract_quantities("your 12/09 appointment")[0].kind == "date"
+    # hand171-16 (held out): a window glued to a field's name is no list element's number
+    (window, _) = extract_quantities("Reboots 7d: 19.", False)
+    assert window.duration_days == 7.0
+    # hand166-18 (held out): after a word that takes an expected date
+    assert extract_quantities("when the housing arrives, currently 12/11.")[0].dates == frozenset(
+        {"--12-11", "--11-12"}
+    )
     assert [q.kind for q in extract_quantities("past the 3/4 mark")] == ["number", "number"]
     # hand172-22 (held out): an age group after "over-" is a number; an id's "ID-65" is not
     assert [q.values for q in extract_quantities("for over-65s and students", False)] == [

@@ -3602,3 +3602,19 @@ def test_a_failed_calls_message_and_the_other_refund_back_the_claim() -> None:
     claim = Claim(id="c1", text=wrong, span=Span(start=0, end=len(wrong)), type="action")
     (action,) = [c for c in ground_in_tools(claim, [], calls, []) if c.name == "action"]
     assert action.passed is False
+
+
+def test_an_amount_said_of_a_named_field_is_read_from_that_field() -> None:
+    # hand170-14 (held out): "a refund of $128.00" where the refund is $64 and $128 is what
+    # the remaining guests pay
+    cancel = call(
+        "excursions.cancel_guests",
+        {"cancellation_id": "XC-77120", "refund_usd": 64.0, "remaining_total_usd": 128.0},
+    )
+    for said, ok in (
+        ("For XC-77120, a refund of $128.00 is on its way to the Visa ending 4417.", False),
+        ("For XC-77120, a refund of $64.00 is on its way to the Visa ending 4417.", True),
+        ("After XC-77120 you're still booked, now $128.00 for the two of you.", True),
+    ):
+        result = check_tool_facts(said, [cancel])
+        assert (result is None or result.passed is not False) is ok, (said, result)
