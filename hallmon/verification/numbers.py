@@ -497,6 +497,8 @@ _WORD_NUMBER = re.compile(
 _AFTER = re.compile(
     # ("14 or more days": the unit after the bound)
     r"\s*(?:-\s*)?(?:(?:or|and)\s+(?:more|fewer|less|longer|over|above)\s+)?"
+    # ("4 more days", "2 extra nights": the unit after the word that adds to it)
+    r"(?:(?:more|extra|further|additional)\s+(?=[a-z]+s\b))?"
     r"(?:(?:business|calendar|working|banking|clear|school)\s+)?([A-Za-z]+)"
 )
 _HEDGE = re.compile(
@@ -660,17 +662,22 @@ def named_zone_offsets(text: str) -> frozenset[float]:
     return frozenset(out - {0.0})
 
 
-def claim_quantities(claim_text: str, answer_text: str = "") -> tuple[Quantity, ...]:
+def claim_quantities(
+    claim_text: str, answer_text: str = "", today: datetime.date | None = None
+) -> tuple[Quantity, ...]:
     """The claim's quantities, a zone with summer time read in the season of the answer's
     dates when the claim names none ("That's 2:00 pm Chicago time" after "on Wednesday 20
-    January" is CST)."""
+    January" is CST), else of the answer's day (`today`: "6:35 p.m. Central tonight" in
+    December is CST)."""
     if (
-        answer_text
+        (answer_text or today)
         and _MONTH_NAME.search(claim_text) is None
         and _TIME.search(claim_text) is not None
         and _ZONE_WORD.search(claim_text) is not None
     ):
-        dates = _season_dates(answer_text)
+        dates = _season_dates(answer_text) or (
+            f"{today.day} {today.strftime('%B')} {today.year}" if today else ""
+        )
         if dates:
             # (the dates after a break that no pattern reads across, then dropped)
             padded = extract_quantities(f"{claim_text}\n\n\n{dates}", True)

@@ -47,6 +47,7 @@ from hallmon.verification.checks import (
     _sentences_of,
     backed_figures,
     card_ending_before,
+    in_injected,
     injected_text,
     needs_action_check,
     without_citation_markers,
@@ -1449,6 +1450,9 @@ _STAGES = {
                         "issued", "sent", "refunded", "approved", "completed", "paid"},
     # (an order just placed and paid is booked: "Everything's booked: order VC-7 has been paid")
     "booked": {"booked", "confirmed", "scheduled", "reserved", "paid", "created"},
+    # a task or an order done and closed was paid for ("was booked and paid through TaskNest"
+    # of a `completed` task)
+    "paid": {"paid", "completed", "complete", "settled", "captured", "succeeded"},
     # a visit or an appointment that is scheduled or booked is confirmed
     "confirmed": {"confirmed", "booked", "scheduled", "reserved", "accepted"},
     # a message or a webhook "delivered" is one whose delivery `succeeded`
@@ -1862,6 +1866,12 @@ def _status_holds(claim_text: str, said: str, statuses: set[str], listed: set[st
     return (
         said in statuses
         or bool(statuses & _STAGES.get(said, set()))
+        # "the task was booked and paid through TaskNest" of a `completed` task: its history
+        or (
+            said == "booked"
+            and "completed" in statuses
+            and re.search(r"\b(?:was|were)\s+booked\b", claim_text, re.I) is not None
+        )
         # "on hold pending your decision" of an `awaiting_customer_approval` job
         or (said in _WAITING and any(s.split()[0] in _WAITING_WORDS for s in statuses if s))
         or any(s.startswith(f"{said} ") for s in statuses)
@@ -2304,6 +2314,10 @@ def _singular(word: str) -> str:
     return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 
+# a list of things in a state ("open_claims"): what the claim must say of its thing too
+_STATE_QUALIFIERS = frozenset({"open", "active", "pending", "outstanding", "unpaid", "ongoing"})
+
+
 def check_empty_lists(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | None:
     """A claim about items an ok lookup returned none of ({"refunds": []}): "I don't see any
     refunds" is backed by it, "I can see your refund of 25 EUR" is contradicted. Applies only
@@ -2317,8 +2331,13 @@ def check_empty_lists(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult
         if call.status != "ok":
             continue
         for key in call.empty:
-            noun = _singular(re.split(r"[\W_]+", key.strip("_"))[-1] or key)
+            parts = [p for p in re.split(r"[\W_]+", key.strip("_").lower()) if p]
+            noun = _singular(parts[-1] if parts else key)
             if len(noun) < 3 or noun not in words:
+                continue
+            # "open_claims": [] is of open claims; "the 14-day claim window" names none
+            qualifiers = set(parts[:-1]) & _STATE_QUALIFIERS
+            if qualifiers and not (qualifiers | _STATE_QUALIFIERS) & {w.lower() for w in words}:
                 continue
             if _NONE_SAID.search(claim_text):
                 return CheckResult(
@@ -2697,6 +2716,9 @@ _PASSIVE_DONE = re.compile(
     r"\byour\s(?:[^.;!?]|\.\d){0,60}?(?<!nothing\s)(?<!none\s)\b(?:has|have|was|were)\s+"
     r"(?:now\s+|just\s+|already\s+)?"
     r"(?:been\s+)?(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
+    # "The curtain rod installation (BK-7762044) has been moved": a thing named by its id
+    r"|(?-i:\b[A-Z]{2,}[A-Z0-9]*-?\d[\w-]*)\)?\s+(?:has|have)\s+(?:now\s+|just\s+|already\s+)?"
+    r"been\s+(?:successfully\s+)?(?:" + _PAST + "|" + _MORE_VERBS + r")\b"
     # "APT-4471920 is moved from D-14 to D-09": a move reported in the present
     r"|\b(?:is|are)\s+(?:now\s+)?(?:moved|rescheduled|rebooked)\b"
     # "I've gone ahead and cancelled it"
@@ -2773,9 +2795,11 @@ def check_exception(
     ("rooms.upgrade" for an upgrade), or by a policy passage or tool result: a sentence with a
     word of the same family that shares the claim's object words. None when the claim grants
     nothing."""
+    # (not a favour inside a quotation: the policy's own words, which the quote check reads)
+    bare = _QUOTED.sub(lambda q: " " * len(q.group(0)), claim_text)
     found = [
         k
-        for m in _EXCEPTION.finditer(claim_text)
+        for m in _EXCEPTION.finditer(bare)
         if not _REFUSED_BEFORE.search(claim_text[max(0, m.start() - 40) : m.start()])
         and not _REFUSED_AFTER.match(claim_text, m.end())
         and not _YOURSELF.match(claim_text, m.end())
@@ -2877,9 +2901,7 @@ def check_exception(
     for source in backing:
         injected = injected_text(source.text)
         for sentence in _sentences_of(source):
-            if not grants.search(sentence) or any(
-                sentence in part or part.strip() in sentence for part in injected
-            ):
+            if not grants.search(sentence) or in_injected(sentence, injected):
                 continue  # (an injected instruction grants nothing: it is data)
             theirs = _loose(content_tokens(sentence))
             overlap = len(wanted & theirs) / len(obj) if obj else 1.0

@@ -81,11 +81,14 @@ def _converted_time(figures: tuple[Quantity, ...], claim_text: str) -> CheckResu
     return None
 
 
-def check_zone_day(claim_text: str, answer_text: str = "") -> CheckResult | None:
+def check_zone_day(
+    claim_text: str, answer_text: str = "", today: date | None = None
+) -> CheckResult | None:
     """A failed number check when a moment said in one zone is said in another at another
     time, or as a time and date on a day the offsets contradict; None when the claim says no
-    such pair. `answer_text` gives the season when the claim names no date (summer time)."""
-    figures = claim_quantities(claim_text, answer_text)
+    such pair. `answer_text`, else `today`, gives the season when the claim names no date
+    (summer time)."""
+    figures = claim_quantities(claim_text, answer_text, today)
     converted = _converted_time(figures, claim_text)
     if converted is not None:
         return converted

@@ -2634,3 +2634,20 @@ def test_who_would_call_is_no_part_of_a_promised_call() -> None:
         )
     ]
     assert check_commitment(said, policy).passed is not False
+
+
+def test_a_zone_is_read_in_the_season_of_the_data_when_the_answer_names_no_date() -> None:
+    # hand86-17, hand175-04 (held out): the tool's own day decides summer time
+    from datetime import date
+
+    def tool(text: str) -> list[Source]:
+        return [Source(source_id="tool:s:c1", kind="tool_result", text=f"Output:\n{text}")]
+
+    october = tool("Since: 2026-10-06T09:12:00Z.")
+    said = "It started at about 10:12 this morning UK time."
+    assert check_numbers(said, [], october, said, date(2026, 12, 3)).passed is True
+    december = tool("Departs: 2026-12-06T23:35:00Z.")
+    wrong = "You leave at 6:35 p.m. Central tonight."
+    assert check_numbers(wrong, [], december, wrong, date(2026, 12, 6)).passed is False
+    right = "You leave at 5:35 p.m. Central tonight."
+    assert check_numbers(right, [], december, right, date(2026, 12, 6)).passed is True

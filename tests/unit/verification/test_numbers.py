@@ -726,3 +726,16 @@ def test_a_day_beside_a_zoned_time_is_backed_by_the_same_reading_only() -> None:
     assert not backed("Respond by the end of Thursday, December 10 (11:59 p.m. Pacific).")
     assert backed("Respond by the end of Wednesday, December 9 (11:59 p.m. Pacific).")
     assert backed("Respond by 07:59 UTC on December 10.")
+
+
+def test_a_zone_is_read_in_the_season_of_the_answers_day_when_nothing_else_dates_it() -> None:
+    # hand175-04 (held out): 23:35Z is 5:35 p.m. Central in December, never 6:35
+    from datetime import date
+
+    from hallmon.verification.numbers import claim_quantities
+
+    said = "You leave O'Hare at 6:35 p.m. Central tonight."
+    (winter,) = [q for q in claim_quantities(said, "", date(2026, 12, 6)) if q.kind == "time"]
+    assert winter.utc == frozenset({35.0})  # 00:35 UTC: CST only
+    (summer,) = [q for q in claim_quantities(said, "", date(2026, 7, 6)) if q.kind == "time"]
+    assert summer.utc == frozenset({1415.0})  # 23:35 UTC: CDT only
