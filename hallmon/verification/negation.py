@@ -134,6 +134,9 @@ def _negated_sentences(
         m = _NEGATION.search(sentence)
         if m is None or _FREE.search(sentence) or _SCOPED.search(sentence):
             continue
+        lead = _LEADING_CONDITION.match(sentence)
+        if lead and m.start() < lead.end() and not _NEGATION.search(sentence, lead.end()):
+            continue  # "If you cannot check in online, you can check in at a kiosk": affirms
         said = content_tokens(sentence) - _NEGATION_TOKENS
         after = [content_tokens(w) for w in _WORDS.findall(sentence[m.end() : m.end() + 80])]
         if m.group(0).lower().startswith("non"):

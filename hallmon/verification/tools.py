@@ -1264,6 +1264,24 @@ _PASSED = re.compile(
     r"\b(?:has|have|had|was|were|is|are)\s+(?:now\s+|already\s+)?passed\b(?!\s+(?:on|to)\b)", re.I
 )
 _CONDITION_AFTER = re.compile(r"\s+(?:only\s+)?(?:once|if|unless|until|provided)\b", re.I)
+_ATTRIBUTIVE_BEFORE = re.compile(r"\b(?:the|your|a|an|this|that|his|her|their|our)\s+$", re.I)
+
+
+def _attributive_other(text: str, m: re.Match[str], calls: Sequence[ToolCall]) -> bool:
+    """Whether a status word stands before a noun ("the cancelled … trip") that no call's name
+    speaks of: an adjective of another thing."""
+    if not _ATTRIBUTIVE_BEFORE.search(text[max(0, m.start() - 8) : m.start()]):
+        return False
+    after = [stem(w) for w in re.findall(r"[a-z]+", text[m.end() : m.end() + 40].lower())[:3]]
+    if not after:
+        return False
+    # (the calls' names and field names: "your delivered parcel" of `parcel_id`)
+    named = {stem(w) for c in calls for w in name_words(c.tool)} | {
+        stem(w) for c in calls for k, _ in c.fields[:200] for w in re.findall(r"[a-z]+", k.lower())
+    }
+    return not set(after) & named
+
+
 _UNDER_AFTER = re.compile(r"\s+under\s+(?!way\b|review\b|assessment\b|investigation\b)", re.I)
 _TIMEFRAME_AFTER = re.compile(
     # ("is then paid out within 10 days of the decision")
@@ -2168,6 +2186,9 @@ def check_tool_facts(
         # "they're paid under Coverage A", "the binders returned under RA-30418": the terms
         # a thing is dealt with under, not its status
         and not _UNDER_AFTER.match(scope, m.end())
+        # "your credit from the cancelled Chicago–Atlanta trip": a word for another thing, not
+        # the status of what the calls are about
+        and not _attributive_other(scope, m, calls)
         # "clean on the lost/stolen check": a status naming a kind of check, said of nothing
         and not _PAIRED.match(scope, m.end())
         # "on its way from 1.30.9 to 1.31.4": an upgrade's progress, no parcel's status
@@ -3344,7 +3365,9 @@ def _payee_said(claim_text: str, calls: Sequence[ToolCall]) -> CheckResult | Non
 # A place the claim puts its thing at ("discharged … at Rotterdam", "held in Felixstowe").
 _AT_PLACE = re.compile(
     r"\b(?:at|in|into|from|to|via)\s+(?:the\s+)?"
-    r"(?P<place>(?-i:[A-Z][a-zà-ÿ'’-]{2,})(?:\s+(?-i:[A-Z][a-zà-ÿ'’-]{2,})){0,2})",
+    r"(?P<place>(?-i:[A-Z][a-zà-ÿ'’-]{2,})(?:\s+(?-i:[A-Z][a-zà-ÿ'’-]{2,})){0,2})"
+    # (not a possessive: "one hour at Dario's rate" names a person)
+    r"(?<!['’]s)(?<!['’])(?![\w'’])",
     re.I,
 )
 _PLACE_KEY = re.compile(

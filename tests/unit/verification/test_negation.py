@@ -410,3 +410,19 @@ def test_a_denial_inside_a_leading_condition_is_the_conditions() -> None:
     wrong = "You can't pay by international bank transfer using the details on your offer letter."
     result = check_negation(wrong, [help_page])
     assert result is not None and result.passed is False
+
+
+def test_a_source_whose_denial_sits_in_its_leading_condition_affirms() -> None:
+    # hand175-12 (held out)
+    page = Source(
+        source_id="online-checkin",
+        kind="document",
+        text="If you cannot check in online, you can check in at an airport kiosk or counter.",
+    )
+    said = "If it still won't work, a kiosk or counter at the airport can check you in."
+    assert check_negation(said, [page]) is None
+    denied = Source(
+        source_id="p", kind="document", text="You cannot check in at an airport kiosk or counter."
+    )
+    result = check_negation("You can check in at an airport kiosk or counter.", [denied])
+    assert result is not None and result.passed is False

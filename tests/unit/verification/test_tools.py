@@ -3618,3 +3618,29 @@ def test_an_amount_said_of_a_named_field_is_read_from_that_field() -> None:
     ):
         result = check_tool_facts(said, [cancel])
         assert (result is None or result.passed is not False) is ok, (said, result)
+
+
+def test_a_status_word_before_another_things_noun_is_no_status() -> None:
+    # hand175-17 (held out): "the cancelled Chicago–Atlanta trip" of an active credit
+    credits = call(
+        "credits.list",
+        {"credits": [{"credit_id": "TC-5508-2291", "origin_route": "ORD-ATL", "status": "active"}]},
+    )
+    said = "Your credit from the cancelled Chicago–Atlanta trip, TC-5508-2291, is worth USD 318.40."
+    result = check_tool_facts(said, [credits])
+    assert result is None or result.passed is not False, result
+    wrong = check_tool_facts("Your cancelled credit TC-5508-2291 can't be used.", [credits])
+    assert wrong is not None and wrong.passed is False
+
+
+def test_a_possessive_after_at_is_no_place() -> None:
+    # hand177-02 (held out): "one hour at Dario's rate"
+    booking = call(
+        "bookings.get",
+        {"booking_id": "BK-1", "tasker": "Dario M.", "address": {"city": "Los Angeles"}},
+    )
+    said = "For BK-1 the late-cancellation fee is one hour at Dario's rate, so $52.00."
+    checks = ground_in_tools(
+        Claim(id="c", text=said, span=Span(start=0, end=len(said))), [], [booking], []
+    )
+    assert not any(c.name == "tool_fact" and c.passed is False for c in checks), checks
