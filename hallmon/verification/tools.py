@@ -2126,7 +2126,9 @@ def check_tool_facts(
     if not about:
         return _carrier_said(claim_text, calls)
     whole = about  # a count ("both of your uploads") is of the whole list, not the named
-    about = [_scoped(c, idents) for c in about] if idents else about
+    # (a card's ending names no element: every payout may go to the account ending 4821)
+    scoping = [i for i in idents if not _card_digits(claim_text, i)] or idents
+    about = [_scoped(c, scoping) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []
     aside: list[str] = []
@@ -4259,21 +4261,23 @@ def with_antecedent(claim: Claim, answer_text: str, calls: Sequence[ToolCall]) -
     before names no element, or several."""
     if claim.implicit_subject or not _PRONOUN_SUBJECT.match(claim.text):
         return claim
-    if _identifiers(claim.text):
+    # (a card's or an account's ending names no element: "It lands in your account ending 4821")
+    if any(not _card_digits(claim.text, i) for i in _identifiers(claim.text)):
         return claim
     before = sentence_before(answer_text, claim.span.start)
     low = before.lower()
+    # the elements the sentence names, each by any of its names ("TK-4470215, payout
+    # PO-88120" are one payout's task and payout ids)
     named = {
-        v
+        (call.source_id, element): min(hits, key=low.find)
         for call in calls
         if call.status == "ok"
-        for names in _list_view(call).names.values()
-        for v in names
-        if any(ch.isdigit() for ch in v) and v in low
+        for element, names in _list_view(call).names.items()
+        if (hits := [v for v in names if any(ch.isdigit() for ch in v) and v in low])
     }
     if len(named) != 1:
         return claim
-    (name,) = named
+    (name,) = named.values()
     at = low.find(name)
     return claim.model_copy(update={"implicit_subject": before[at : at + len(name)]})
 

@@ -3644,3 +3644,34 @@ def test_a_possessive_after_at_is_no_place() -> None:
         Claim(id="c", text=said, span=Span(start=0, end=len(said))), [], [booking], []
     )
     assert not any(c.name == "tool_fact" and c.passed is False for c in checks), checks
+
+
+def test_a_pronoun_points_back_to_the_element_named_by_two_of_its_ids() -> None:
+    # hand177-08 (held out): "It" is payout PO-88120 (task TK-4470215), whatever account
+    # ending every payout shares
+    payouts = call(
+        "payouts.list",
+        {"payouts": [
+            {"payout_id": "PO-88120", "task_id": "TK-4470215", "status": "pending",
+             "expected_arrival": "2026-12-08", "destination": "bank ****4821"},
+            {"payout_id": "PO-88093", "task_id": "TK-4468830", "status": "in_transit",
+             "expected_arrival": "2026-12-07", "destination": "bank ****4821"},
+        ]},
+    )  # fmt: skip
+    before = "Your payout for the shelves job (TK-4470215, payout PO-88120) is $185.00. "
+
+    def tool_fact(said: str) -> CheckResult | None:
+        answer = before + said
+        claim = Claim(id="c2", text=said, span=Span(start=len(before), end=len(answer)))
+        claim = with_antecedent(claim, answer, [payouts])
+        return next(
+            (c for c in ground_in_tools(claim, [], [payouts], [], answer) if c.name == "tool_fact"),
+            None,
+        )
+
+    wrong = tool_fact(
+        "It's already in transit and lands in your account ending 4821 on December 7."
+    )
+    assert wrong is not None and wrong.passed is False, wrong
+    right = tool_fact("It's still pending and lands in your account ending 4821 on December 8.")
+    assert right is None or right.passed is not False, right
