@@ -524,7 +524,14 @@ _NOUN_CLAUSE = re.compile(
 
 def _subject_of(clause: str) -> str | None:
     """The words of a clause before its first verb ("Express delivery" of "Express delivery
-    takes 1 day"), or None when the clause does not start with a subject."""
+    takes 1 day"), or None when the clause does not start with a subject. After a colon, the
+    clause that follows it ("Your connection isn't on time: NW 1408 to Boston is delayed …"
+    has the subject "NW 1408 to Boston")."""
+    tail = re.split(r"[:;—–]\s+", clause)[-1]
+    if tail is not clause and tail.strip() and tail != clause:
+        found = _subject_of(tail)
+        if found is not None:
+            return found
     words = list(_WORD.finditer(clause))
     for n, m in enumerate(words):
         w = m.group(0).lower()

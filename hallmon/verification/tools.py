@@ -521,6 +521,26 @@ _PER_WORD = re.compile(r"\s*(?:per|a|to\s+(?:the|one)|for\s+(?:each|every|one)|/
 _TIME_SETTING = frozenset({"book", "move", "update", "swap", "create", "reset", "start", "stop"})
 
 
+_VALUE_LABEL = re.compile(
+    r"\b(?:gate|seat|platform|bay|room|terminal|pier|stand|desk|counter|locker|lane|zone|row|"
+    r"aisle|berth|cabin|pod|dock|door|slot|table|court|pitch|pump|stall)\s+$",
+    re.I,
+)
+
+
+def _leaves_holding(calls: Sequence[ToolCall], ident: str) -> set[str]:
+    """The field names whose values hold `ident` ("gate" for "B22")."""
+    low = ident.lower()
+    return {k.rsplit(".", 1)[-1].lower() for c in calls for k, v in c.fields if low in v.lower()}
+
+
+def _labelled_value(claim_text: str, ident: str) -> bool:
+    """Whether the claim says `ident` right after the name of the field it is a value of
+    ("from gate B22", "seat 14C")."""
+    at = claim_text.find(ident)
+    return at > 0 and _VALUE_LABEL.search(claim_text[max(0, at - 12) : at]) is not None
+
+
 def _card_digits(claim_text: str, ident: str) -> bool:
     """Whether the claim says `ident` as the last digits of a card or an account."""
     at = claim_text.find(ident)
@@ -2127,7 +2147,17 @@ def check_tool_facts(
         return _carrier_said(claim_text, calls)
     whole = about  # a count ("both of your uploads") is of the whole list, not the named
     # (a card's ending names no element: every payout may go to the account ending 4821)
+    # (nor a value said after its field's name: "from gate B22" claims a gate, it names no
+    # element)
     scoping = [i for i in idents if not _card_digits(claim_text, i)] or idents
+    labelled = [i for i in scoping if _labelled_value(claim_text, i)]
+    if labelled and about:
+        # (unless the other ids are values of the same field: "seat 15A … and 27A")
+        leaves = {i: _leaves_holding(about, i) for i in scoping}
+        unlabelled = [i for i in scoping if i not in labelled]
+        kept = [i for i in unlabelled if not any(leaves[i] & leaves[j] for j in labelled)]
+        if kept and len(kept) == len(unlabelled):
+            scoping = kept
     about = [_scoped(c, scoping) for c in about] if idents else about
     matched: list[str] = []
     mismatched: list[str] = []

@@ -633,3 +633,13 @@ def test_an_offer_that_grants_something_stays_a_commitment(offer: str) -> None:
     result = extract_claims(f"Your refund was issued on 2 June. {offer}")
     assert len(result.claims) == 2
     assert result.claims[1].type == "commitment"
+
+
+def test_a_shared_subject_is_read_after_a_colon() -> None:
+    # hand175-05 (held out): the predicate after "and" is NW 1408's, not "your connection"'s
+    answer = (
+        "Your connection isn't on time: NW 1408 to Boston is delayed by a late inbound "
+        "aircraft and is now expected to leave at 1:45 p.m. from gate F6."
+    )
+    claims = extract_claims(answer).claims
+    assert claims[-1].implicit_subject == "NW 1408 to Boston"

@@ -3675,3 +3675,16 @@ def test_a_pronoun_points_back_to_the_element_named_by_two_of_its_ids() -> None:
     assert wrong is not None and wrong.passed is False, wrong
     right = tool_fact("It's still pending and lands in your account ending 4821 on December 8.")
     assert right is None or right.passed is not False, right
+
+
+def test_a_value_said_after_its_fields_name_scopes_no_element() -> None:
+    # hand175-05 (held out): gate B22 is the first segment's; NW 1408 leaves from F6
+    status = call(
+        "itinerary.status",
+        {"segments": [{"flight": "NW 331", "status": "on time", "gate": "B22"},
+                      {"flight": "NW 1408", "status": "delayed", "gate": "F6"}]},
+    )  # fmt: skip
+    wrong = check_tool_facts("NW 1408 to Boston is delayed and leaves from gate B22.", [status])
+    assert wrong is not None and wrong.passed is False, wrong
+    right = check_tool_facts("NW 1408 to Boston is delayed and leaves from gate F6.", [status])
+    assert right is not None and right.passed is True, right
