@@ -71,7 +71,7 @@ from hallmon.verification.text import (
 )
 from hallmon.verification.units import converted_from
 from hallmon.verification.user_days import check_user_days
-from hallmon.verification.windows import check_window_said
+from hallmon.verification.windows import check_window_end, check_window_said
 from hallmon.verification.zone_days import check_zone_day
 
 __all__ = [
@@ -3350,6 +3350,7 @@ def run_checks(
         check_hours(text, hours),
         check_day_range(text, sources),
         check_window_said(claim, answer_text, today),
+        check_window_end(figures, today),
         check_zone_day(figures, answer_text, _season_day(sources, today)),
     )
     results += [r for r in optional if r is not None]  # each None where it does not apply

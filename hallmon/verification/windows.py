@@ -17,7 +17,7 @@ from hallmon.verification.numbers import extract_quantities
 from hallmon.verification.sentences import sentence_around, sentence_before
 from hallmon.verification.text import NUMBER_WORDS
 
-__all__ = ["check_window_said"]
+__all__ = ["check_window_end", "check_window_said"]
 
 # "came within 14 days of your order", "is within 30 days of delivery" (calendar days only:
 # working days need a calendar the answer does not give)
@@ -95,4 +95,43 @@ def check_window_said(
         name="number",
         passed=False,
         detail=f"'{m.group(0)}' but {first} to {last} is {gap} days (window overrun)",
+    )
+
+
+# "the 14-day claim window runs through December 11", "your 30-day return period ends on 9 May"
+_WINDOW_END = re.compile(
+    r"\b(?P<n>\d{1,3})[\s-]+(?:calendar[\s-]+)?days?\s+(?:[a-z]+\s+){0,2}?"
+    r"(?:window|period|deadline|limit|grace\s+period)\s+(?:\w+\s+)?"
+    r"(?:runs|lasts|ends|closes|expires|is\s+open|stays\s+open|goes)\s+"
+    r"(?:(?:through|until|till|to|on|up\s+to)\s+)?",
+    re.I,
+)
+
+
+def check_window_end(claim_text: str, today: date | None = None) -> CheckResult | None:
+    """A failed number check when the claim says an N-day window from a date it states ends
+    on a date N days off ("completed on November 26, so the 14-day claim window runs through
+    December 11": the 10th, or the 9th counted inclusively); None otherwise."""
+    m = _WINDOW_END.search(claim_text)
+    if m is None:
+        return None
+    n = int(m.group("n"))
+    year = today.year if today else date.today().year
+    figures = [q for q in extract_quantities(claim_text[:2000], True) if q.kind == "date"]
+    before = [d for q in figures if q.end <= m.start() and (d := _days(q.dates, year))]
+    after = [d for q in figures if q.start >= m.end() and (d := _days(q.dates, year))]
+    if len(before) != 1 or not after:
+        return None
+    start, end = before[0], after[0]
+    if end < start:
+        end = end.replace(year=end.year + 1)  # (a window across the new year, no year said)
+    gap = (end - start).days
+    if gap in (n - 1, n):
+        return None
+    first, last = (f"{d.day} {d.strftime('%B')}" for d in (start, end))
+    return CheckResult(
+        name="number",
+        passed=False,
+        detail=f"a {n}-day window from {first} ends on the {n}th day, not {last} "
+        f"({gap} days later)",
     )

@@ -46,3 +46,16 @@ def test_a_window_denied_a_rule_or_working_days_is_not_counted(said: str) -> Non
     start = answer.index(said)
     claim = Claim(id="c2", text=said, span=Span(start=start, end=len(answer)))
     assert check_window_said(claim, answer, date(2026, 12, 4)) is None
+
+
+@pytest.mark.parametrize(
+    ("end", "right"),
+    [("December 11", False), ("December 10", True), ("December 9", True), ("December 12", False)],
+)
+def test_an_n_day_window_from_a_stated_date_ends_n_days_later(end: str, right: bool) -> None:
+    # hand177-06 (held out): completed on November 26, a 14-day window ends on the 10th
+    from hallmon.verification.windows import check_window_end
+
+    said = f"The task was completed on November 26, so the 14-day claim window runs through {end}."
+    result = check_window_end(said, date(2026, 12, 6))
+    assert (result is None) is right, result
