@@ -152,16 +152,20 @@ _ISO_DAY = re.compile(r"(?<!\d)(20\d\d)-(\d\d)-(\d\d)(?!\d)")
 def _season_day(sources: Sequence[Source], today: date | None) -> date | None:
     """The day whose season a zone's summer time is read in when the answer names no date:
     the first date a tool result states (the data's own day), else the answer's day."""
-    for s in sources:
-        if s.kind != "tool_result":
-            continue
-        m = _ISO_DAY.search(s.text[:20_000])
+    return _first_data_day(tuple(s.text for s in sources if s.kind == "tool_result")) or today
+
+
+@lru_cache(maxsize=64)
+def _first_data_day(tool_texts: tuple[str, ...]) -> date | None:
+    # (read once per answer: every claim's number and zone checks ask)
+    for text in tool_texts:
+        m = _ISO_DAY.search(text[:20_000])
         if m:
             try:
                 return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
             except ValueError:
                 continue
-    return today
+    return None
 
 
 def check_numbers(
